@@ -1,0 +1,4 @@
+export * from "./accounts";
+export * from "./aircraft";
+export * from "./flights";
+export * from "./pilots";

@@ -1,0 +1,38 @@
+import path from "node:path";
+
+/** Where everything local lives; `STATE_DIR` lets two copies run side by side. */
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const STATE_DIR = path.resolve(ROOT, process.env.STATE_DIR ?? ".wrangler/state");
+export const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
+export const D1_DATABASE = "windsock";
+export const ELEVATION_BUCKET = "windsock-elevation";
+
+/** wrangler and miniflare run offline: skip the `request.cf` download and metrics. */
+export const WRANGLER_ENV = {
+  ...process.env,
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_METRICS: "false",
+};
+
+/** Parses `--flag value`, `--flag=value` and bare `--flag` into a map; the rest are positionals. */
+export function parseArgs(argv: string[]): { flags: Map<string, string | true>; positionals: string[] } {
+  const flags = new Map<string, string | true>();
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith("--")) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--")) flags.set(arg.slice(2), argv[++i]!);
+    else flags.set(arg.slice(2), true);
+  }
+  return { flags, positionals };
+}
+
+export function fail(message: string): never {
+  console.error(`error: ${message}`);
+  process.exit(1);
+}

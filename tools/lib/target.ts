@@ -1,0 +1,144 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { getPlatformProxy } from "wrangler";
+import { D1_DATABASE, ELEVATION_BUCKET, ROOT, STATE_DIR, WRANGLER_CONFIG, WRANGLER_ENV } from "./config";
+
+const run = promisify(execFile);
+
+export interface Statement {
+  sql: string;
+  params?: unknown[];
+}
+
+/**
+ * Where operator commands write: the local state that `npm start` serves, or with `--remote` the
+ * deployed D1 database and R2 bucket. One interface, so every importer and command works on both.
+ */
+export interface Target {
+  readonly remote: boolean;
+  /** Runs statements in order, atomically per call where the backend allows. */
+  execute(statements: Statement[]): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  putObject(key: string, body: Uint8Array | string, contentType?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openTarget(options: { remote: boolean }): Promise<Target> {
+  return options.remote ? new RemoteTarget() : LocalTarget.open();
+}
+
+/** D1 binds at most 100 parameters per statement; callers chunk multi-row inserts with this. */
+export const D1_MAX_PARAMS = 100;
+
+class LocalTarget implements Target {
+  readonly remote = false;
+  private constructor(
+    private readonly env: { DB: D1Database; ELEVATION: R2Bucket },
+    private readonly dispose: () => Promise<void>,
+  ) {}
+
+  static async open(): Promise<LocalTarget> {
+    const proxy = await getPlatformProxy<{ DB: D1Database; ELEVATION: R2Bucket }>({
+      configPath: WRANGLER_CONFIG,
+      persist: { path: path.join(STATE_DIR, "v3") },
+      remoteBindings: false,
+    });
+    return new LocalTarget(proxy.env, proxy.dispose);
+  }
+
+  async execute(statements: Statement[]): Promise<void> {
+    if (statements.length === 0) return;
+    await this.env.DB.batch(statements.map((s) => this.env.DB.prepare(s.sql).bind(...(s.params ?? []))));
+  }
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const result = await this.env.DB.prepare(sql)
+      .bind(...params)
+      .all<T>();
+    return result.results;
+  }
+
+  async putObject(key: string, body: Uint8Array | string, contentType?: string): Promise<void> {
+    await this.env.ELEVATION.put(key, body, contentType ? { httpMetadata: { contentType } } : undefined);
+  }
+
+  close(): Promise<void> {
+    return this.dispose();
+  }
+}
+
+/** The deployed resources, through wrangler's CLI (the operator must be logged in). */
+class RemoteTarget implements Target {
+  readonly remote = true;
+
+  async execute(statements: Statement[]): Promise<void> {
+    if (statements.length === 0) return;
+    const dir = await mkdtemp(path.join(os.tmpdir(), "windsock-sql-"));
+    try {
+      const file = path.join(dir, "statements.sql");
+      await writeFile(file, statements.map((s) => `${inline(s)};`).join("\n"));
+      await wrangler(["d1", "execute", D1_DATABASE, "--remote", "--yes", `--file=${file}`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const out = await wrangler([
+      "d1",
+      "execute",
+      D1_DATABASE,
+      "--remote",
+      "--json",
+      `--command=${inline({ sql, params })}`,
+    ]);
+    const parsed = JSON.parse(out) as { results: T[] }[];
+    return parsed[0]?.results ?? [];
+  }
+
+  async putObject(key: string, body: Uint8Array | string, contentType?: string): Promise<void> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "windsock-r2-"));
+    try {
+      const file = path.join(dir, "object");
+      await writeFile(file, body);
+      const args = ["r2", "object", "put", `${ELEVATION_BUCKET}/${key}`, "--remote", `--file=${file}`];
+      if (contentType) args.push(`--content-type=${contentType}`);
+      await wrangler(args);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Inlines parameters as SQL literals, for the CLI path that cannot bind them. */
+export function inline({ sql, params = [] }: Statement): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => literal(params[i++]));
+}
+
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "NULL";
+  if (typeof value === "boolean") return value ? "1" : "0";
+  return `'${String(value).replace(/'/g, "''")}'`;
+}
+
+export async function wrangler(args: string[]): Promise<string> {
+  const { stdout } = await run(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
+    cwd: ROOT,
+    env: WRANGLER_ENV,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Applies the D1 migrations to the local state (or with `remote`, the deployed database). */
+export async function applyMigrations(options: { remote: boolean }): Promise<string> {
+  const where = options.remote ? ["--remote"] : ["--local", `--persist-to=${STATE_DIR}`];
+  return wrangler(["d1", "migrations", "apply", D1_DATABASE, ...where]);
+}

@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createKey, isLiveKey } from "./lib/accounts";
+import { parseArgs, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
+import { ensureDevVars } from "./lib/devVars";
+import { applyMigrations, openTarget } from "./lib/target";
+import { seeders } from "./seed";
+
+const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay.
+
+Usage: npm start [-- --help]
+
+Environment:
+  PORT            HTTP port of the worker on 127.0.0.1 (default 8787)
+  TELEMETRY_PORT  UDP port of the telemetry relay (default 16060)
+  STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
+Stop with Ctrl-C.`;
+
+const PORT = Number(process.env.PORT ?? 8787);
+const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
+const DEV_KEY_FILE = path.join(STATE_DIR, "dev-api-key");
+const children: ChildProcess[] = [];
+
+function log(message: string) {
+  console.log(`[start] ${message}`);
+}
+
+async function main() {
+  if (parseArgs(process.argv.slice(2)).flags.has("help")) {
+    console.log(HELP);
+    return;
+  }
+  mkdirSync(STATE_DIR, { recursive: true });
+  const devVars = ensureDevVars();
+  log(`state in ${STATE_DIR}`);
+  log("applying D1 migrations");
+  await applyMigrations({ remote: false });
+
+  const target = await openTarget({ remote: false });
+  let apiKey: string;
+  try {
+    for (const seeder of seeders) {
+      const started = Date.now();
+      await seeder.run(target, (m) => log(`${seeder.name}: ${m}`));
+      log(`${seeder.name}: ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    apiKey = await developmentKey(target);
+  } finally {
+    await target.close();
+  }
+
+  const baseUrl = `http://127.0.0.1:${PORT}`;
+  startWorker();
+  await waitForHealth(baseUrl);
+  startRelay(baseUrl, devVars);
+  console.log(`
+Windsock is running
+  API          ${baseUrl}   (docs: ${baseUrl}/docs)
+  Telemetry    udp://127.0.0.1:${TELEMETRY_PORT}
+  API key      ${apiKey}
+Try: curl -X POST -H 'X-API-Key: ${apiKey}' -H 'Content-Type: application/json' \\
+       -d '{"user_id":"me"}' ${baseUrl}/auth/v1/anonymous/token
+`);
+}
+
+/** The development key survives restarts (kept in STATE_DIR) and is minted again if revoked. */
+async function developmentKey(target: Awaited<ReturnType<typeof openTarget>>): Promise<string> {
+  if (existsSync(DEV_KEY_FILE)) {
+    const saved = readFileSync(DEV_KEY_FILE, "utf8").trim();
+    if (saved && (await isLiveKey(target, saved))) return saved;
+  }
+  const created = await createKey(target, { name: "development" });
+  writeFileSync(DEV_KEY_FILE, `${created.apiKey}\n`, { mode: 0o600 });
+  return created.apiKey;
+}
+
+function startWorker() {
+  const args = [
+    "dev",
+    "--ip=127.0.0.1",
+    `--port=${PORT}`,
+    `--persist-to=${STATE_DIR}`,
+    "--inspector-port=0",
+    "--show-interactive-dev-session=false",
+    "--log-level=info",
+  ];
+  const worker = spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
+    cwd: ROOT,
+    env: WRANGLER_ENV,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  watch(worker, "worker");
+}
+
+/** The telemetry relay beside the worker; it fetches session keys from the worker's internal API. */
+function startRelay(_baseUrl: string, _devVars: Record<string, string>) {
+  // Wired in by the telemetry relay (relay/); until then only the worker runs.
+}
+
+function watch(child: ChildProcess, name: string) {
+  children.push(child);
+  child.on("exit", (code, signal) => {
+    if (shuttingDown) return;
+    console.error(`[start] ${name} exited (${signal ?? code}); stopping`);
+    shutdown(1);
+  });
+}
+
+async function waitForHealth(baseUrl: string) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${baseUrl}/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the worker did not answer on ${baseUrl}/health within 120 s`);
+}
+
+let shuttingDown = false;
+function shutdown(code: number) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  for (const child of children) child.kill("SIGTERM");
+  setTimeout(() => process.exit(code), 3000).unref();
+  Promise.all(
+    children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.on("exit", r)))),
+  ).then(() => process.exit(code));
+}
+process.on("SIGINT", () => shutdown(0));
+process.on("SIGTERM", () => shutdown(0));
+
+main().catch((err) => {
+  console.error(`[start] ${err instanceof Error ? err.message : String(err)}`);
+  shutdown(1);
+});

@@ -1,0 +1,50 @@
+import { generateKeyPairSync } from "node:crypto";
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+const migrations = await readD1Migrations(path.join(import.meta.dirname, "schema/migrations"));
+// A fresh signing key per run: tests never depend on a committed secret.
+const testJwtKey = JSON.stringify(
+  generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" }),
+);
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ENVIRONMENT: "development",
+                JWT_PRIVATE_KEY: testJwtKey,
+                TEST_MIGRATIONS: migrations,
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["./test/worker/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "node",
+          include: [
+            "test/domain/**/*.test.ts",
+            "test/relay/**/*.test.ts",
+            "test/tools/**/*.test.ts",
+            "test/e2e/**/*.test.ts",
+          ],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,40 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type * as schema from "../schema";
+
+/** Bindings from wrangler.toml, .dev.vars and `wrangler secret put`. */
+export interface Bindings {
+  DB: D1Database;
+  ELEVATION: R2Bucket;
+  ENVIRONMENT: string;
+  RATE_LIMIT_PER_MINUTE: string;
+  JWT_ISSUER: string;
+  /** ES256 private key as a JWK (JSON string): `wrangler secret put JWT_PRIVATE_KEY`. */
+  JWT_PRIVATE_KEY: string;
+  /** Twilio-shaped SMS provider; unset outside production means SMS cannot be sent. */
+  SMS_API_URL?: string;
+  SMS_ACCOUNT_SID?: string;
+  SMS_AUTH_TOKEN?: string;
+  SMS_FROM?: string;
+}
+
+export interface Account {
+  id: string;
+  publicId: string;
+  name: string;
+  rateLimitPerMinute: number | null;
+  keyId: string;
+}
+
+export type Db = DrizzleD1Database<typeof schema>;
+
+export interface Variables {
+  db: Db;
+  account: Account;
+  /** The pilot id (token `sub`) once `requireToken` or `optionalToken` has run. */
+  pilotId: string | undefined;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}

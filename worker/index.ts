@@ -1,0 +1,58 @@
+import { drizzle } from "drizzle-orm/d1";
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import * as schema from "../schema";
+import { createRouter, renderError, renderNotFound } from "./app";
+import type { AppEnv } from "./env";
+import { ApiError } from "./lib/errors";
+import { requireApiKey } from "./middleware/apiKey";
+import { authRoutes } from "./routes/auth";
+import { devRoutes } from "./routes/dev";
+import { mountDocs } from "./routes/docs";
+import { healthRoutes } from "./routes/health";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Paths answered without an API key: liveness, public keys, the docs and the deep-link page. */
+const PUBLIC_PATHS = [/^\/health\/?$/, /^\/\.well-known\//, /^\/openapi\.json$/, /^\/docs\/?$/];
+
+const app = createRouter();
+
+app.use(
+  "*",
+  bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, "Request body over 1 MiB", [{ name: "body", message: "at most 1 MiB" }]);
+    },
+  }),
+);
+app.use(
+  "*",
+  createMiddleware<AppEnv>(async (c, next) => {
+    c.set("db", drizzle(c.env.DB, { schema }));
+    await next();
+  }),
+);
+app.use(
+  "*",
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (PUBLIC_PATHS.some((p) => p.test(c.req.path))) return next();
+    return requireApiKey(c, next);
+  }),
+);
+// Development-only routes are refused before routing anywhere else.
+app.use("/dev/*", async (c, next) => {
+  if (c.env.ENVIRONMENT !== "development") return renderNotFound(app)(c);
+  await next();
+});
+
+app.route("/", healthRoutes);
+app.route("/", authRoutes);
+app.route("/", devRoutes);
+mountDocs(app);
+
+app.onError(renderError);
+app.notFound(renderNotFound(app));
+
+export default app;

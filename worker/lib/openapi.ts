@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+
+/** Shared OpenAPI pieces: the JSend envelopes every route documents. */
+export const failResponse = z
+  .object({
+    status: z.literal("fail"),
+    data: z.object({
+      code: z.number().int(),
+      message: z.string(),
+      errors: z.array(z.object({ name: z.string(), message: z.string() })),
+    }),
+  })
+  .openapi("Fail");
+
+export function successOf<T extends z.ZodType>(data: T) {
+  return z.object({ status: z.literal("success"), data });
+}
+
+/** Standard responses: 200 with `data`, and the JSend failures a route can answer. */
+export function responses<T extends z.ZodType>(data: T, description: string) {
+  const fail = { content: { "application/json": { schema: failResponse } } };
+  return {
+    200: { content: { "application/json": { schema: successOf(data) } }, description },
+    400: { ...fail, description: "Invalid input; `errors` names every invalid field" },
+    401: { ...fail, description: "Missing or invalid API key or token" },
+    403: { ...fail, description: "Authenticated, but not allowed" },
+    404: { ...fail, description: "No such record" },
+    409: { ...fail, description: "The record's state does not allow this" },
+    429: { ...fail, description: "Rate limited; see Retry-After" },
+  } as const;
+}
+
+export const apiKeyHeader = z.object({
+  "x-api-key": z
+    .string()
+    .optional()
+    .openapi({ description: "The application's API key (checked before validation)" }),
+});
+
+export const security = [{ ApiKey: [] as string[] }];
+export const securityWithToken = [{ ApiKey: [] as string[], Bearer: [] as string[] }];
+
+/** `true`/`false` query flags as real clients send them. */
+export const booleanFlag = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1")
+  .optional();
+
+/** Record ids as path parameters; Hono has already percent-decoded them (`%7C` → `|`). */
+export const recordId = (name: string) =>
+  z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name, in: "path" }, example: `${name.replace(/_id$/, "")}|abc` });
