@@ -15,6 +15,7 @@ Environment:
   PORT            HTTP port of the worker on 127.0.0.1 (default 8787)
   TELEMETRY_PORT  UDP port of the telemetry relay (default 16060)
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
+  RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
 Stop with Ctrl-C.`;
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -83,8 +84,10 @@ function startWorker() {
     `--persist-to=${STATE_DIR}`,
     "--inspector-port=0",
     "--show-interactive-dev-session=false",
-    "--log-level=info",
+    `--log-level=${process.env.WRANGLER_LOG ?? "info"}`,
   ];
+  if (process.env.RATE_LIMIT_PER_MINUTE)
+    args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   const worker = spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
     cwd: ROOT,
     env: WRANGLER_ENV,

@@ -1,0 +1,37 @@
+import { parseArgs } from "../lib/config";
+import { suite as api } from "./api";
+import { type BenchSuite, startService } from "./harness";
+
+/** Every suite of `npm run bench`; each ends with one JSON line `{"bench":<name>,"ratio":…}`. */
+const suites: BenchSuite[] = [api];
+
+const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in
+BENCH_STATE_DIR, default .wrangler/bench-state). Ratios compare routes measured in this same run.
+
+Usage: npm run bench [-- <suite> …]     suites: ${suites.map((s) => s.name).join(", ")}`;
+
+async function main() {
+  const { flags, positionals } = parseArgs(process.argv.slice(2));
+  if (flags.has("help")) {
+    console.log(HELP);
+    return;
+  }
+  const unknown = positionals.filter((name) => !suites.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`unknown suite ${unknown.join(", ")}\n\n${HELP}`);
+  const chosen = positionals.length > 0 ? suites.filter((s) => positionals.includes(s.name)) : suites;
+  const { ctx, stop } = await startService();
+  try {
+    for (const suite of chosen) {
+      console.log(`\n# ${suite.name}`);
+      const fields = await suite.run(ctx);
+      console.log(JSON.stringify({ bench: suite.name, ...fields }));
+    }
+  } finally {
+    await stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
