@@ -1,5 +1,6 @@
 import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { Geometry, Polygon } from "../worker/domain/geojson";
+import { accounts } from "./accounts";
 import { pilots } from "./pilots";
 
 /** Bounding box columns shared by every table that takes part in a spatial pre-filter. */
@@ -14,6 +15,9 @@ export const flightPlans = sqliteTable(
   "flight_plans",
   {
     id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
     pilotId: text("pilot_id")
       .notNull()
       .references(() => pilots.id),
@@ -44,6 +48,9 @@ export const flights = sqliteTable(
   "flights",
   {
     id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
     pilotId: text("pilot_id")
       .notNull()
       .references(() => pilots.id),
@@ -68,6 +75,6 @@ export const flights = sqliteTable(
   },
   (t) => [
     index("flights_pilot_start").on(t.pilotId, t.startTime, t.id),
-    index("flights_public_start").on(t.public, t.startTime, t.id),
+    index("flights_account_public_start").on(t.accountId, t.public, t.startTime, t.id),
   ],
 );

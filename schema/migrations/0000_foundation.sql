@@ -48,6 +48,7 @@ CREATE TABLE `manufacturers` (
 --> statement-breakpoint
 CREATE TABLE `flight_plans` (
 	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
 	`pilot_id` text NOT NULL,
 	`aircraft_id` text,
 	`takeoff_latitude` real NOT NULL,
@@ -69,12 +70,14 @@ CREATE TABLE `flight_plans` (
 	`accept_language` text NOT NULL,
 	`flight_id` text,
 	`created_at` integer NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`pilot_id`) REFERENCES `pilots`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE INDEX `flight_plans_pilot` ON `flight_plans` (`pilot_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `flights` (
 	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
 	`pilot_id` text NOT NULL,
 	`flight_plan_id` text,
 	`aircraft_id` text,
@@ -96,12 +99,13 @@ CREATE TABLE `flights` (
 	`state` text,
 	`country` text,
 	`authorizations` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`pilot_id`) REFERENCES `pilots`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `flights_flight_plan_id_unique` ON `flights` (`flight_plan_id`);--> statement-breakpoint
 CREATE INDEX `flights_pilot_start` ON `flights` (`pilot_id`,`start_time`,`id`);--> statement-breakpoint
-CREATE INDEX `flights_public_start` ON `flights` (`public`,`start_time`,`id`);--> statement-breakpoint
+CREATE INDEX `flights_account_public_start` ON `flights` (`account_id`,`public`,`start_time`,`id`);--> statement-breakpoint
 CREATE TABLE `outbox` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`pilot_id` text NOT NULL,
