@@ -15,6 +15,15 @@ export interface Bindings {
   SMS_ACCOUNT_SID?: string;
   SMS_AUTH_TOKEN?: string;
   SMS_FROM?: string;
+  /** Deep link (spec 4.7): the operator's dynamic-link service and app identities, passed on verbatim. */
+  DEEPLINK_BASE_URL: string;
+  /** Where `/create_flight/v1/` is served; empty means this service's own origin (its web page). */
+  DEEPLINK_APP_LINK_BASE: string;
+  DEEPLINK_APN: string;
+  DEEPLINK_ISI: string;
+  DEEPLINK_IBI: string;
+  DEEPLINK_OFL: string;
+  DEEPLINK_PT: string;
 }
 
 export interface Account {
