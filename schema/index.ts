@@ -1,4 +1,5 @@
 export * from "./accounts";
 export * from "./aircraft";
+export * from "./deeplink";
 export * from "./flights";
 export * from "./pilots";
