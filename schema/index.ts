@@ -1,5 +1,6 @@
 export * from "./accounts";
 export * from "./aircraft";
+export * from "./airspace";
 export * from "./deeplink";
 export * from "./flights";
 export * from "./pilots";
