@@ -4,3 +4,4 @@ export * from "./airspace";
 export * from "./deeplink";
 export * from "./flights";
 export * from "./pilots";
+export * from "./telemetry";
