@@ -15,6 +15,10 @@ export interface Bindings {
   SMS_ACCOUNT_SID?: string;
   SMS_AUTH_TOKEN?: string;
   SMS_FROM?: string;
+  /** Resend-shaped email API (URL defaults to Resend's); unset outside production means no email. */
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
+  EMAIL_FROM?: string;
   /** Deep link (spec 4.7): the operator's dynamic-link service and app identities, passed on verbatim. */
   DEEPLINK_BASE_URL: string;
   /** Where `/create_flight/v1/` is served; empty means this service's own origin (its web page). */
