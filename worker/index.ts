@@ -9,6 +9,8 @@ import { requireApiKey } from "./middleware/apiKey";
 import { authRoutes } from "./routes/auth";
 import { devRoutes } from "./routes/dev";
 import { mountDocs } from "./routes/docs";
+import { flightPlanRoutes } from "./routes/flightPlans";
+import { flightRoutes } from "./routes/flights";
 import { healthRoutes } from "./routes/health";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -50,6 +52,8 @@ app.use("/dev/*", async (c, next) => {
 app.route("/", healthRoutes);
 app.route("/", authRoutes);
 app.route("/", devRoutes);
+app.route("/", flightPlanRoutes);
+app.route("/", flightRoutes);
 mountDocs(app);
 
 app.onError(renderError);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { parseTime } from "./time";
 
 /** Shared OpenAPI pieces: the JSend envelopes every route documents. */
 export const failResponse = z
@@ -53,3 +54,17 @@ export const recordId = (name: string) =>
     .min(1)
     .max(64)
     .openapi({ param: { name, in: "path" }, example: `${name.replace(/_id$/, "")}|abc` });
+
+/** A time parameter: ISO 8601 with an offset or `Z`, or `now` (CONTRACT §2). */
+export const timeInput = z
+  .string()
+  .refine((v) => parseTime(v) !== undefined, {
+    message: "use ISO 8601 with an offset or Z (e.g. 2026-11-21T10:00:00Z), or `now`",
+  })
+  .openapi({ example: "2026-11-21T10:00:00Z" });
+
+/** A GeoJSON geometry; its shape is checked in the domain so every problem names `geometry`. */
+export const geometryInput = z
+  .object({ type: z.string(), coordinates: z.unknown() })
+  .passthrough()
+  .openapi("Geometry", { description: "GeoJSON geometry; positions are [longitude, latitude]" });

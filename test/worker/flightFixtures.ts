@@ -1,0 +1,61 @@
+import { call, type TestAccount } from "./helpers";
+
+/** A small closed square around Santa Monica, as clients send it: [longitude, latitude]. */
+export const square = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [-118.49, 34.01],
+      [-118.48, 34.01],
+      [-118.48, 34.02],
+      [-118.49, 34.02],
+      [-118.49, 34.01],
+    ],
+  ],
+};
+
+export const hour = 60 * 60 * 1000;
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+export function planBody(overrides: Record<string, unknown> = {}) {
+  return {
+    takeoff_latitude: 34.015,
+    takeoff_longitude: -118.485,
+    start_time: iso(Date.now() + hour),
+    end_time: iso(Date.now() + 2 * hour),
+    max_altitude_agl: 100,
+    buffer: 0,
+    geometry: square,
+    ...overrides,
+  };
+}
+
+export async function createPlan(
+  account: TestAccount,
+  token: string,
+  overrides: Record<string, unknown> = {},
+) {
+  const res = await call("/flight/v2/plan", {
+    method: "POST",
+    apiKey: account.apiKey,
+    token,
+    body: planBody(overrides),
+  });
+  if (res.status !== 200) throw new Error(`plan: ${res.status} ${res.text}`);
+  return res.json.data;
+}
+
+export async function flightAt(
+  account: TestAccount,
+  token: string,
+  body: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
+  const res = await call("/flight/v2/point", {
+    method: "POST",
+    apiKey: account.apiKey,
+    token,
+    body: { latitude: 34.015, longitude: -118.485, ...body },
+  });
+  if (res.status !== 200) throw new Error(`point: ${res.status} ${res.text}`);
+  return res.json.data;
+}

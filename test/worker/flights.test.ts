@@ -1,0 +1,290 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { flightAt, hour, iso } from "./flightFixtures";
+import { call, createAccount, tokenFor } from "./helpers";
+
+describe("flights by point", () => {
+  it("applies the defaults: 100 m circle, now, four hours, private, silent", async () => {
+    const account = await createAccount();
+    const { token, pilotId } = await tokenFor(account, "pointy");
+    const before = Date.now();
+    const flight = await flightAt(account, token);
+    expect(flight.id).toMatch(/^flight\|[0-9A-Za-z]{22}$/);
+    expect(flight).toMatchObject({
+      pilot_id: pilotId,
+      buffer: 100,
+      public: false,
+      notify: false,
+      latitude: 34.015,
+    });
+    const start = Date.parse(flight.start_time);
+    expect(start).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(flight.end_time) - start).toBe(4 * hour);
+    expect(flight.geometry.type).toBe("Polygon");
+    const ring = flight.geometry.coordinates[0];
+    expect(ring[0]).toEqual(ring[ring.length - 1]);
+    expect(flight.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it("takes every optional field", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "full");
+    const flight = await flightAt(account, token, {
+      max_altitude: 120,
+      buffer: 250,
+      start_time: "2031-05-01T12:00:00-07:00",
+      end_time: "2031-05-01T13:00:00-07:00",
+      public: true,
+      notify: true,
+    });
+    expect(flight).toMatchObject({
+      max_altitude: 120,
+      buffer: 250,
+      public: true,
+      notify: true,
+      start_time: "2031-05-01T19:00:00.000Z",
+      end_time: "2031-05-01T20:00:00.000Z",
+    });
+  });
+
+  it("names bad fields", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "bad");
+    for (const [body, field] of [
+      [{ latitude: 100, longitude: 0 }, "latitude"],
+      [{ latitude: 0 }, "longitude"],
+      [{ latitude: 0, longitude: 0, buffer: 0 }, "buffer"],
+      [{ latitude: 0, longitude: 0, start_time: "2031-05-01 12:00" }, "start_time"],
+      [{ latitude: 0, longitude: 0, public: "yes" }, "public"],
+    ] as const) {
+      const res = await call("/flight/v2/point", { method: "POST", apiKey: account.apiKey, token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.data.errors.map((e: { name: string }) => e.name)).toContain(field);
+    }
+  });
+});
+
+describe("reading flights", () => {
+  it("hides another pilot's private flight (404) and shows public ones", async () => {
+    const account = await createAccount();
+    const owner = await tokenFor(account, "owner");
+    const other = await tokenFor(account, "other");
+    const secret = await flightAt(account, owner.token);
+    const open = await flightAt(account, owner.token, { public: true });
+    expect(
+      (await call(`/flight/v2/${secret.id}`, { apiKey: account.apiKey, token: other.token })).status,
+    ).toBe(404);
+    expect((await call(`/flight/v2/${secret.id}`, { apiKey: account.apiKey })).status).toBe(404);
+    expect((await call(`/flight/v2/${open.id}`, { apiKey: account.apiKey })).status).toBe(200);
+    expect(
+      (await call(`/flight/v2/${secret.id}`, { apiKey: account.apiKey, token: owner.token })).status,
+    ).toBe(200);
+    const foreign = await createAccount();
+    expect((await call(`/flight/v2/${open.id}`, { apiKey: foreign.apiKey })).status).toBe(404);
+  });
+
+  it("accepts ids with a raw or percent-encoded `|`", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "piper");
+    const flight = await flightAt(account, token);
+    const raw = await call(`/flight/v2/${flight.id}`, { apiKey: account.apiKey, token });
+    const encoded = await call(`/flight/v2/${flight.id.replace("|", "%7C")}`, {
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(raw.json.data.id).toBe(flight.id);
+    expect(encoded.json.data.id).toBe(flight.id);
+  });
+
+  it("adds pilot and aircraft with enhance=true", async () => {
+    const account = await createAccount();
+    const { token, pilotId } = await tokenFor(account, "enhanced");
+    const flight = await flightAt(account, token);
+    const plain = await call(`/flight/v2/${flight.id}?enhance=false`, { apiKey: account.apiKey, token });
+    expect(plain.json.data.pilot).toBeUndefined();
+    const rich = await call(`/flight/v2/${flight.id}?enhance=true`, { apiKey: account.apiKey, token });
+    expect(rich.json.data.pilot).toMatchObject({ id: pilotId });
+    expect(typeof rich.json.data.pilot.username).toBe("string");
+    expect(rich.json.data.aircraft).toBeNull();
+  });
+});
+
+describe("listing flights", () => {
+  it("pages newest first with an opaque cursor, without duplicates while the list changes", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "pager");
+    const base = Date.now() + 10 * hour;
+    for (let i = 0; i < 7; i++) {
+      await flightAt(account, token, {
+        start_time: iso(base + i * hour),
+        end_time: iso(base + i * hour + 1000),
+      });
+    }
+    const seen: string[] = [];
+    let next: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = next ? `?limit=3&cursor=${encodeURIComponent(next)}` : "?limit=3";
+      const res = await call(`/flight/v2/${query}`, { apiKey: account.apiKey, token });
+      expect(res.status).toBe(200);
+      expect(res.json.data.paging.limit).toBe(3);
+      seen.push(...res.json.data.results.map((f: { id: string }) => f.id));
+      next = res.json.data.paging.next;
+      if (pages === 0) {
+        // A flight added ahead of the cursor while paging must not shift later pages.
+        await flightAt(account, token, {
+          start_time: iso(base + 100 * hour),
+          end_time: iso(base + 101 * hour),
+        });
+      }
+      pages++;
+    } while (next);
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(7);
+    const all = await call("/flight/v2?limit=100", { apiKey: account.apiKey, token });
+    const starts = all.json.data.results.map((f: { start_time: string }) => f.start_time);
+    expect([...starts].sort().reverse()).toEqual(starts);
+    expect(all.json.data.paging).toMatchObject({ total: 8, next: null });
+  });
+
+  it("filters by time (with `now`), pilot, place and geometry", async () => {
+    const account = await createAccount();
+    const pilot = await tokenFor(account, "filtered");
+    const other = await tokenFor(account, "neighbour");
+    const now = Date.now();
+    const active = await flightAt(account, pilot.token, {
+      start_time: iso(now - hour),
+      end_time: iso(now + hour),
+    });
+    const past = await flightAt(account, pilot.token, {
+      start_time: iso(now - 5 * hour),
+      end_time: iso(now - 4 * hour),
+    });
+    const future = await flightAt(account, pilot.token, {
+      start_time: iso(now + 5 * hour),
+      end_time: iso(now + 6 * hour),
+    });
+    const far = await flightAt(account, pilot.token, { latitude: 51.5, longitude: -0.12 });
+    const publicOther = await flightAt(account, other.token, { public: true });
+    await flightAt(account, other.token);
+    const ids = async (query: string, token?: string) => {
+      const res = await call(`/flight/v2/${query}`, { apiKey: account.apiKey, token });
+      expect(res.status, query).toBe(200);
+      return res.json.data.results.map((f: { id: string }) => f.id).sort();
+    };
+    expect(await ids("?start_before=now&end_after=now", pilot.token)).toEqual([active.id, far.id].sort());
+    expect(await ids(`?end_before=${iso(now - 3 * hour)}`, pilot.token)).toEqual([past.id]);
+    expect(await ids(`?start_after=${encodeURIComponent(iso(now + 4 * hour))}`, pilot.token)).toEqual([
+      future.id,
+    ]);
+    expect(await ids(`?from=${encodeURIComponent(iso(now + 5.5 * hour))}`, pilot.token)).toEqual([future.id]);
+    expect(await ids(`?pilot_id=${encodeURIComponent(other.pilotId)}`, pilot.token)).toEqual([
+      publicOther.id,
+    ]);
+    expect(await ids("")).toEqual([publicOther.id]);
+    const london = JSON.stringify({
+      type: "Polygon",
+      coordinates: [
+        [
+          [-0.2, 51.4],
+          [0, 51.4],
+          [0, 51.6],
+          [-0.2, 51.6],
+          [-0.2, 51.4],
+        ],
+      ],
+    });
+    expect(await ids(`?geometry=${encodeURIComponent(london)}`, pilot.token)).toEqual([far.id]);
+    await env.DB.prepare("UPDATE flights SET country = 'GBR', city = 'London' WHERE id = ?")
+      .bind(far.id)
+      .run();
+    expect(await ids("?country=GBR&city=London", pilot.token)).toEqual([far.id]);
+  });
+
+  it("names bad list parameters", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "lister");
+    for (const [query, name] of [
+      ["?limit=0", "limit"],
+      ["?limit=1001", "limit"],
+      ["?start_before=yesterday", "start_before"],
+      ["?end_after=2030-01-01T00:00:00", "end_after"],
+      ["?cursor=garbage", "cursor"],
+      ["?geometry=%7Bbad", "geometry"],
+    ]) {
+      const res = await call(`/flight/v2/${query}`, { apiKey: account.apiKey, token });
+      expect(res.status, query).toBe(400);
+      expect(res.json.data.errors.map((e: { name: string }) => e.name)).toContain(name);
+    }
+  });
+});
+
+describe("flight lifecycle", () => {
+  it("ends an active flight once, and refuses a planned or ended one (409)", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "ender");
+    const now = Date.now();
+    const active = await flightAt(account, token, { start_time: iso(now - hour), end_time: iso(now + hour) });
+    const ended = await call(`/flight/v2/${active.id}/end`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(ended.status).toBe(200);
+    expect(Date.parse(ended.json.data.end_time)).toBeLessThanOrEqual(Date.now());
+    const again = await call(`/flight/v2/${active.id}/end`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(again.status).toBe(409);
+    const planned = await flightAt(account, token, { start_time: iso(now + hour) });
+    expect(
+      (await call(`/flight/v2/${planned.id}/end`, { method: "POST", apiKey: account.apiKey, token })).status,
+    ).toBe(409);
+  });
+
+  it("deletes only before the start, then the flight is gone everywhere", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "deleter");
+    const now = Date.now();
+    const planned = await flightAt(account, token, { start_time: iso(now + hour), public: true });
+    const deleted = await call(`/flight/v2/${planned.id}/delete`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(deleted.status).toBe(200);
+    expect(deleted.json.data).toEqual({ id: planned.id });
+    expect((await call(`/flight/v2/${planned.id}`, { apiKey: account.apiKey, token })).status).toBe(404);
+    expect(
+      (await call(`/flight/v2/${planned.id}/delete`, { method: "POST", apiKey: account.apiKey, token }))
+        .status,
+    ).toBe(404);
+    const list = await call("/flight/v2/", { apiKey: account.apiKey, token });
+    expect(list.json.data.results).toHaveLength(0);
+    const started = await flightAt(account, token, { start_time: iso(now - hour) });
+    expect(
+      (await call(`/flight/v2/${started.id}/delete`, { method: "POST", apiKey: account.apiKey, token }))
+        .status,
+    ).toBe(409);
+  });
+
+  it("refuses to change another pilot's flight (403)", async () => {
+    const account = await createAccount();
+    const owner = await tokenFor(account, "owner");
+    const other = await tokenFor(account, "intruder");
+    const flight = await flightAt(account, owner.token, { start_time: iso(Date.now() + hour), public: true });
+    for (const action of ["end", "delete"]) {
+      const res = await call(`/flight/v2/${flight.id}/${action}`, {
+        method: "POST",
+        apiKey: account.apiKey,
+        token: other.token,
+      });
+      expect(res.status, action).toBe(403);
+    }
+    expect(
+      (await call(`/flight/v2/${flight.id}/end`, { method: "POST", apiKey: account.apiKey })).status,
+    ).toBe(401);
+  });
+});

@@ -1,0 +1,99 @@
+import { isoTime } from "../lib/time";
+import { maxLinearExtent } from "./flightArea";
+import type { Geometry, Polygon } from "./geojson";
+
+/** The stored shape of a plan that the views read (camelCase columns of flight_plans). */
+export interface PlanRecord {
+  id: string;
+  pilotId: string;
+  aircraftId: string | null;
+  takeoffLatitude: number;
+  takeoffLongitude: number;
+  startTime: number;
+  endTime: number;
+  maxAltitudeAgl: number;
+  minAltitudeAgl: number;
+  buffer: number;
+  geometry: Geometry;
+  area: Polygon;
+  flightDescription: string;
+  rulesets: string[];
+  flightFeatures: Record<string, unknown>;
+  acceptLanguage: string;
+  flightId: string | null;
+  createdAt: number;
+}
+
+export interface FlightRecord {
+  id: string;
+  pilotId: string;
+  flightPlanId: string | null;
+  aircraftId: string | null;
+  latitude: number;
+  longitude: number;
+  buffer: number;
+  geometry: Polygon;
+  maxAltitude: number;
+  startTime: number;
+  endTime: number;
+  createdAt: number;
+  public: boolean;
+  notify: boolean;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  authorizations: unknown[];
+}
+
+/** The plan as the submit response lists it (spec 2.1), with the computed flight features. */
+export function planView(plan: PlanRecord) {
+  return {
+    id: plan.id,
+    flight_id: plan.flightId,
+    pilot_id: plan.pilotId,
+    aircraft_id: plan.aircraftId,
+    buffer: plan.buffer,
+    start_time: isoTime(plan.startTime),
+    end_time: isoTime(plan.endTime),
+    takeoff_latitude: plan.takeoffLatitude,
+    takeoff_longitude: plan.takeoffLongitude,
+    min_altitude_agl: plan.minAltitudeAgl,
+    max_altitude_agl: plan.maxAltitudeAgl,
+    flight_description: plan.flightDescription,
+    geometry: plan.geometry,
+    rulesets: plan.rulesets,
+    flight_features: {
+      ...plan.flightFeatures,
+      "accept-language": plan.acceptLanguage,
+      flight_max_altitude_agl: plan.maxAltitudeAgl,
+      flight_min_altitude_agl: plan.minAltitudeAgl,
+      max_linear_extent: maxLinearExtent(plan.area),
+    },
+    created_at: isoTime(plan.createdAt),
+  };
+}
+
+/** A flight as clients parse it (spec 2.2 and the client fixtures). */
+export function flightView(flight: FlightRecord) {
+  return {
+    id: flight.id,
+    flight_plan_id: flight.flightPlanId,
+    pilot_id: flight.pilotId,
+    aircraft_id: flight.aircraftId,
+    latitude: flight.latitude,
+    longitude: flight.longitude,
+    buffer: flight.buffer,
+    geometry: flight.geometry,
+    max_altitude: flight.maxAltitude,
+    start_time: isoTime(flight.startTime),
+    end_time: isoTime(flight.endTime),
+    created_at: isoTime(flight.createdAt),
+    public: flight.public,
+    notify: flight.notify,
+    city: flight.city,
+    state: flight.state,
+    country: flight.country,
+    authorizations: flight.authorizations,
+    permits: [] as unknown[],
+  };
+}

@@ -1,0 +1,273 @@
+import { and, desc, eq, gte, lte, or, type SQL, sql } from "drizzle-orm";
+import { aircraft, aircraftModels, flightPlans, flights, manufacturers, pilots } from "../../schema";
+import type { BBox } from "../domain/geojson";
+import type { Db } from "../env";
+
+export type FlightPlanRow = typeof flightPlans.$inferSelect;
+export type FlightRow = typeof flights.$inferSelect;
+export type NewFlightPlan = typeof flightPlans.$inferInsert;
+export type NewFlight = typeof flights.$inferInsert;
+
+export async function insertPlan(db: Db, plan: NewFlightPlan): Promise<FlightPlanRow> {
+  return db.insert(flightPlans).values(plan).returning().get();
+}
+
+/** A plan of the account, or null; ownership is the caller's decision (403 vs 404). */
+export async function findPlan(db: Db, accountId: string, planId: string): Promise<FlightPlanRow | null> {
+  const row = await db
+    .select()
+    .from(flightPlans)
+    .where(and(eq(flightPlans.id, planId), eq(flightPlans.accountId, accountId)))
+    .get();
+  return row ?? null;
+}
+
+/** Updates a plan only while it is not submitted; null when a submit won the race. */
+export async function updateUnsubmittedPlan(
+  db: Db,
+  planId: string,
+  changes: Partial<NewFlightPlan>,
+): Promise<FlightPlanRow | null> {
+  const row = await db
+    .update(flightPlans)
+    .set(changes)
+    .where(and(eq(flightPlans.id, planId), sql`${flightPlans.flightId} IS NULL`))
+    .returning()
+    .get();
+  return row ?? null;
+}
+
+/**
+ * Claims the plan and creates its flight in one transaction: of concurrent submits exactly one
+ * claims it (the UPDATE's `flight_id IS NULL` guard), and only the claimant's INSERT selects a row.
+ */
+export async function submitPlan(db: Db, planId: string, flight: NewFlight): Promise<FlightRow | null> {
+  const [, inserted] = await db.batch([
+    db
+      .update(flightPlans)
+      .set({ flightId: flight.id })
+      .where(and(eq(flightPlans.id, planId), sql`${flightPlans.flightId} IS NULL`)),
+    db
+      .insert(flights)
+      .select(
+        db
+          .select({
+            id: sql`${flight.id}`.as("id"),
+            accountId: flightPlans.accountId,
+            pilotId: flightPlans.pilotId,
+            flightPlanId: flightPlans.id,
+            aircraftId: flightPlans.aircraftId,
+            latitude: flightPlans.takeoffLatitude,
+            longitude: flightPlans.takeoffLongitude,
+            buffer: flightPlans.buffer,
+            geometry: flightPlans.area,
+            minLat: flightPlans.minLat,
+            minLng: flightPlans.minLng,
+            maxLat: flightPlans.maxLat,
+            maxLng: flightPlans.maxLng,
+            maxAltitude: flightPlans.maxAltitudeAgl,
+            startTime: flightPlans.startTime,
+            endTime: flightPlans.endTime,
+            createdAt: sql`${flight.createdAt}`.as("created_at"),
+            public: sql`${flight.public ? 1 : 0}`.as("public"),
+            notify: sql`${flight.notify ? 1 : 0}`.as("notify"),
+            city: sql`${flight.city ?? null}`.as("city"),
+            state: sql`${flight.state ?? null}`.as("state"),
+            country: sql`${flight.country ?? null}`.as("country"),
+            authorizations: sql`${JSON.stringify(flight.authorizations)}`.as("authorizations"),
+          })
+          .from(flightPlans)
+          .where(and(eq(flightPlans.id, planId), eq(flightPlans.flightId, flight.id))),
+      )
+      .returning(),
+  ]);
+  return inserted[0] ?? null;
+}
+
+export async function insertFlight(db: Db, flight: NewFlight): Promise<FlightRow> {
+  return db.insert(flights).values(flight).returning().get();
+}
+
+export async function findFlight(db: Db, accountId: string, flightId: string): Promise<FlightRow | null> {
+  const row = await db
+    .select()
+    .from(flights)
+    .where(and(eq(flights.id, flightId), eq(flights.accountId, accountId)))
+    .get();
+  return row ?? null;
+}
+
+/** Ends an active flight now; null when it was not active at `now` (someone else ended it). */
+export async function endFlight(db: Db, flightId: string, now: number): Promise<FlightRow | null> {
+  const row = await db
+    .update(flights)
+    .set({ endTime: now })
+    .where(and(eq(flights.id, flightId), lte(flights.startTime, now), gte(flights.endTime, now)))
+    .returning()
+    .get();
+  return row ?? null;
+}
+
+/** Deletes a flight that has not started; false when it started meanwhile. */
+export async function deletePlannedFlight(db: Db, flightId: string, now: number): Promise<boolean> {
+  const deleted = await db
+    .delete(flights)
+    .where(and(eq(flights.id, flightId), sql`${flights.startTime} > ${now}`))
+    .returning({ id: flights.id });
+  return deleted.length > 0;
+}
+
+export interface FlightFilter {
+  accountId: string;
+  /** Only this pilot's flights. */
+  pilotId?: string;
+  /** Private flights are included only for this pilot (the token's). */
+  viewerPilotId?: string;
+  onlyPublic: boolean;
+  startAfter?: number;
+  startBefore?: number;
+  endAfter?: number;
+  endBefore?: number;
+  bbox?: BBox;
+  country?: string;
+  state?: string;
+  city?: string;
+}
+
+/** Keyset position: newest start_time first, then id, so pages never repeat or skip a flight. */
+export interface FlightCursor {
+  startTime: number;
+  id: string;
+}
+
+function filterConditions(filter: FlightFilter): SQL[] {
+  const conditions: SQL[] = [eq(flights.accountId, filter.accountId)];
+  if (filter.pilotId) conditions.push(eq(flights.pilotId, filter.pilotId));
+  if (filter.onlyPublic) conditions.push(eq(flights.public, true));
+  if (filter.startAfter !== undefined) conditions.push(gte(flights.startTime, filter.startAfter));
+  if (filter.startBefore !== undefined) conditions.push(lte(flights.startTime, filter.startBefore));
+  if (filter.endAfter !== undefined) conditions.push(gte(flights.endTime, filter.endAfter));
+  if (filter.endBefore !== undefined) conditions.push(lte(flights.endTime, filter.endBefore));
+  if (filter.country) conditions.push(eq(flights.country, filter.country));
+  if (filter.state) conditions.push(eq(flights.state, filter.state));
+  if (filter.city) conditions.push(eq(flights.city, filter.city));
+  if (filter.bbox) {
+    // Spatial pre-filter: bounding boxes overlap; the exact intersection test follows in code.
+    const b = filter.bbox;
+    conditions.push(
+      gte(flights.maxLat, b.minLat),
+      lte(flights.minLat, b.maxLat),
+      gte(flights.maxLng, b.minLng),
+      lte(flights.minLng, b.maxLng),
+    );
+  }
+  return conditions;
+}
+
+function afterCursor(cursor: FlightCursor): SQL {
+  return or(
+    sql`${flights.startTime} < ${cursor.startTime}`,
+    and(eq(flights.startTime, cursor.startTime), sql`${flights.id} < ${cursor.id}`),
+  ) as SQL;
+}
+
+/** One page of flights and the total that match, in one D1 round trip. */
+export async function listFlights(
+  db: Db,
+  filter: FlightFilter,
+  limit: number,
+  cursor: FlightCursor | undefined,
+): Promise<{ rows: FlightRow[]; total: number }> {
+  const conditions = filterConditions(filter);
+  const pageConditions = cursor ? [...conditions, afterCursor(cursor)] : conditions;
+  const [rows, count] = await db.batch([
+    db
+      .select()
+      .from(flights)
+      .where(and(...pageConditions))
+      .orderBy(desc(flights.startTime), desc(flights.id))
+      .limit(limit),
+    db
+      .select({ total: sql<number>`count(*)` })
+      .from(flights)
+      .where(and(...conditions)),
+  ]);
+  return { rows, total: Number(count[0]?.total ?? 0) };
+}
+
+/** Every flight matching the filter (bounded), for filters finished in code such as exact geometry. */
+export async function listFlightCandidates(db: Db, filter: FlightFilter, max: number): Promise<FlightRow[]> {
+  return db
+    .select()
+    .from(flights)
+    .where(and(...filterConditions(filter)))
+    .orderBy(desc(flights.startTime), desc(flights.id))
+    .limit(max);
+}
+
+export interface FlightEnhancement {
+  pilot: { id: string; username: string; picture_url: string | null };
+  aircraft: {
+    id: string;
+    nickname: string;
+    model: { id: string; name: string; manufacturer: { id: string; name: string } };
+  } | null;
+}
+
+/** Pilot and aircraft sub-objects for `enhance=true`, fetched for a whole page at once. */
+export async function enhancements(db: Db, rows: FlightRow[]): Promise<Map<string, FlightEnhancement>> {
+  const out = new Map<string, FlightEnhancement>();
+  if (rows.length === 0) return out;
+  const pilotIds = [...new Set(rows.map((r) => r.pilotId))];
+  const aircraftIds = [...new Set(rows.map((r) => r.aircraftId).filter((id): id is string => !!id))];
+  const [pilotRows, aircraftRows] = await db.batch([
+    db
+      .select({ id: pilots.id, username: pilots.username, pictureUrl: pilots.pictureUrl })
+      .from(pilots)
+      .where(sql`${pilots.id} IN ${pilotIds}`),
+    db
+      .select({
+        id: aircraft.id,
+        nickname: aircraft.nickname,
+        modelId: aircraftModels.id,
+        modelName: aircraftModels.name,
+        manufacturerId: manufacturers.id,
+        manufacturerName: manufacturers.name,
+      })
+      .from(aircraft)
+      .innerJoin(aircraftModels, eq(aircraftModels.id, aircraft.modelId))
+      .innerJoin(manufacturers, eq(manufacturers.id, aircraftModels.manufacturerId))
+      .where(sql`${aircraft.id} IN ${aircraftIds.length > 0 ? aircraftIds : [""]}`),
+  ]);
+  const pilotById = new Map(pilotRows.map((p) => [p.id, p]));
+  const aircraftById = new Map(aircraftRows.map((a) => [a.id, a]));
+  for (const row of rows) {
+    const pilot = pilotById.get(row.pilotId);
+    const craft = row.aircraftId ? aircraftById.get(row.aircraftId) : undefined;
+    out.set(row.id, {
+      pilot: { id: row.pilotId, username: pilot?.username ?? "", picture_url: pilot?.pictureUrl ?? null },
+      aircraft: craft
+        ? {
+            id: craft.id,
+            nickname: craft.nickname,
+            model: {
+              id: craft.modelId,
+              name: craft.modelName,
+              manufacturer: { id: craft.manufacturerId, name: craft.manufacturerName },
+            },
+          }
+        : null,
+    });
+  }
+  return out;
+}
+
+/** True when the aircraft belongs to the pilot (plans and flights may name only the pilot's own). */
+export async function ownsAircraft(db: Db, pilotId: string, aircraftId: string): Promise<boolean> {
+  const row = await db
+    .select({ id: aircraft.id })
+    .from(aircraft)
+    .where(and(eq(aircraft.id, aircraftId), eq(aircraft.pilotId, pilotId)))
+    .get();
+  return row !== undefined;
+}
