@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import {
+  bboxOf,
+  bufferCircle,
+  flightArea,
+  geometryProblem,
+  MAX_POSITIONS,
+  maxLinearExtent,
+} from "../../worker/domain/flightArea";
+import { flightState } from "../../worker/domain/flightState";
+import type { Polygon } from "../../worker/domain/geojson";
+
+const unitSquare: Polygon = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [0.01, 0],
+      [0.01, 0.01],
+      [0, 0.01],
+      [0, 0],
+    ],
+  ],
+};
+
+describe("geometryProblem", () => {
+  it("accepts a closed simple polygon and buffered lines and points", () => {
+    expect(geometryProblem(unitSquare, 0)).toBeNull();
+    expect(
+      geometryProblem(
+        {
+          type: "LineString",
+          coordinates: [
+            [0, 0],
+            [1, 1],
+          ],
+        },
+        10,
+      ),
+    ).toBeNull();
+    expect(geometryProblem({ type: "Point", coordinates: [8.5, 47.4] }, 10)).toBeNull();
+  });
+
+  it.each([
+    ["not an object", "Polygon"],
+    ["unknown type", { type: "Circle", coordinates: [0, 0] }],
+    [
+      "open ring",
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 1],
+          ],
+        ],
+      },
+    ],
+    [
+      "too few positions",
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [0, 0],
+          ],
+        ],
+      },
+    ],
+    [
+      "bow tie",
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 1],
+            [1, 0],
+            [0, 1],
+            [0, 0],
+          ],
+        ],
+      },
+    ],
+    [
+      "latitude out of range",
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 95],
+            [1, 0],
+            [0, 0],
+          ],
+        ],
+      },
+    ],
+    ["longitude out of range", { type: "Point", coordinates: [181, 0] }],
+    ["non-numbers", { type: "Point", coordinates: ["0", "0"] }],
+    ["point without buffer", { type: "Point", coordinates: [0, 0] }],
+    [
+      "line without buffer",
+      {
+        type: "LineString",
+        coordinates: [
+          [0, 0],
+          [1, 1],
+        ],
+      },
+    ],
+  ])("refuses %s with 400", (_label, geometry) => {
+    expect(geometryProblem(geometry, 0)?.status).toBe(400);
+  });
+
+  it("refuses more than 10,000 positions with 413", () => {
+    const ring = Array.from({ length: MAX_POSITIONS + 1 }, (_, i) => [i * 1e-6, (i % 2) * 1e-6]);
+    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)?.status).toBe(413);
+    expect(geometryProblem({ type: "LineString", coordinates: ring }, 5)?.status).toBe(413);
+  });
+});
+
+describe("flight area", () => {
+  it("keeps a polygon and buffers a point into a closed circle of the radius", () => {
+    expect(flightArea(unitSquare as Polygon, 0)).toBe(unitSquare);
+    const circle = bufferCircle([0, 0], 1000);
+    const ring = circle.coordinates[0]!;
+    expect(ring[0]).toEqual(ring[ring.length - 1]);
+    const box = bboxOf(circle);
+    // 1000 m is 0.008993° of latitude.
+    expect(box.maxLat).toBeCloseTo(0.008993, 4);
+    expect(box.minLat).toBeCloseTo(-0.008993, 4);
+  });
+
+  it("buffers a line into a polygon covering it", () => {
+    const area = flightArea(
+      {
+        type: "LineString",
+        coordinates: [
+          [0, 0],
+          [0.01, 0],
+        ],
+      },
+      100,
+    );
+    const box = bboxOf(area);
+    expect(area.type).toBe("Polygon");
+    expect(box.minLng).toBeLessThan(0);
+    expect(box.maxLng).toBeGreaterThan(0.01);
+    expect(box.maxLat).toBeCloseTo(0.0008993, 4);
+  });
+
+  it("measures the longest extent across the hull in meters", () => {
+    // The diagonal of a 0.01° square at the equator: about 1572.6 m.
+    expect(maxLinearExtent(unitSquare)).toBeCloseTo(1572.6, 0);
+    expect(maxLinearExtent(bufferCircle([8.5, 47.4], 500))).toBeCloseTo(1000, -1);
+  });
+});
+
+describe("flight state", () => {
+  it("is derived from the times, inclusive at both ends", () => {
+    const f = { startTime: 100, endTime: 200 };
+    expect(flightState(f, 99)).toBe("planned");
+    expect(flightState(f, 100)).toBe("active");
+    expect(flightState(f, 200)).toBe("active");
+    expect(flightState(f, 201)).toBe("ended");
+  });
+});
