@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
@@ -20,6 +20,8 @@ export default defineConfig({
               bindings: {
                 ENVIRONMENT: "development",
                 JWT_PRIVATE_KEY: testJwtKey,
+                TELEMETRY_MASTER_KEY: randomBytes(32).toString("base64"),
+                RELAY_SECRET: "test-relay-secret",
                 TEST_MIGRATIONS: migrations,
               },
             },

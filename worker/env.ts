@@ -1,5 +1,6 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "../schema";
+import type { FlightTelemetry } from "./telemetry/flightTelemetry";
 
 /** Bindings from wrangler.toml, .dev.vars and `wrangler secret put`. */
 export interface Bindings {
@@ -28,6 +29,12 @@ export interface Bindings {
   DEEPLINK_IBI: string;
   DEEPLINK_OFL: string;
   DEEPLINK_PT: string;
+  /** Base64 of 32 bytes: seals telemetry session keys at rest (AES-GCM). `wrangler secret put`. */
+  TELEMETRY_MASTER_KEY?: string;
+  /** The telemetry relay's credential for /internal/v1 (`Authorization: Bearer …`). `wrangler secret put`. */
+  RELAY_SECRET?: string;
+  /** One Durable Object per flight holds its telemetry records (worker/telemetry/). */
+  FLIGHT_TELEMETRY: DurableObjectNamespace<FlightTelemetry>;
 }
 
 export interface Account {

@@ -12,11 +12,21 @@ import { mountDocs } from "./routes/docs";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
 import { healthRoutes } from "./routes/health";
+import { telemetryRoutes } from "./routes/telemetry";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Paths answered without an API key: liveness, public keys, the docs and the deep-link page. */
-const PUBLIC_PATHS = [/^\/health\/?$/, /^\/\.well-known\//, /^\/openapi\.json$/, /^\/docs\/?$/];
+/**
+ * Paths answered without an API key: liveness, public keys, the docs and the deep-link page; and the
+ * relay's internal API, which checks its own credential.
+ */
+const PUBLIC_PATHS = [
+  /^\/health\/?$/,
+  /^\/\.well-known\//,
+  /^\/openapi\.json$/,
+  /^\/docs\/?$/,
+  /^\/internal\//,
+];
 
 const app = createRouter();
 
@@ -54,9 +64,11 @@ app.route("/", authRoutes);
 app.route("/", devRoutes);
 app.route("/", flightPlanRoutes);
 app.route("/", flightRoutes);
+app.route("/", telemetryRoutes);
 mountDocs(app);
 
 app.onError(renderError);
 app.notFound(renderNotFound(app));
 
 export default app;
+export { FlightTelemetry } from "./telemetry/flightTelemetry";

@@ -1,0 +1,125 @@
+import { DurableObject } from "cloudflare:workers";
+
+/** One decoded record as the relay forwards it; (session, serial, index) names it uniquely. */
+export interface TelemetryRecord {
+  sessionId: string;
+  serial: number;
+  /** Position of the record inside its datagram's payload. */
+  index: number;
+  type: string;
+  timestamp: number;
+  receivedAt: number;
+  fields: Record<string, number>;
+}
+
+export interface StoredRecord extends Omit<TelemetryRecord, "sessionId" | "index"> {
+  id: number;
+}
+
+export interface TelemetryQuery {
+  since: number;
+  types: string[] | undefined;
+  limit: number;
+  /** Continue after this (timestamp, id): the last record of the previous page. */
+  after: { timestamp: number; id: number } | undefined;
+}
+
+const CREATE_TABLE = `
+  CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    serial INTEGER NOT NULL,
+    record_index INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    fields TEXT NOT NULL,
+    UNIQUE (session_id, serial, record_index)
+  );
+  CREATE INDEX IF NOT EXISTS records_by_time ON records (timestamp, id);`;
+
+/**
+ * One flight's telemetry in its own SQLite database: writes of concurrent flights never queue behind
+ * each other (D1 is a single writer), and a record posted twice is stored once.
+ */
+export class FlightTelemetry extends DurableObject {
+  private tableReady = false;
+
+  /** Stores the records not stored before; returns how many were new. */
+  ingest(records: TelemetryRecord[]): { stored: number; duplicates: number } {
+    const sql = this.ctx.storage.sql;
+    this.ensureTable();
+    let stored = 0;
+    this.ctx.storage.transactionSync(() => {
+      for (const r of records) {
+        const inserted = sql.exec(
+          `INSERT OR IGNORE INTO records (session_id, serial, record_index, type, timestamp, received_at, fields)
+           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          r.sessionId,
+          r.serial,
+          r.index,
+          r.type,
+          r.timestamp,
+          r.receivedAt,
+          JSON.stringify(r.fields),
+        );
+        if (!inserted.next().done) stored++;
+      }
+    });
+    return { stored, duplicates: records.length - stored };
+  }
+
+  /** Records ordered by (timestamp, id), at most `limit`, plus whether more follow. */
+  read(query: TelemetryQuery): { records: StoredRecord[]; more: boolean } {
+    if (!this.hasTable()) return { records: [], more: false };
+    const where = ["timestamp >= ?"];
+    const params: (string | number)[] = [query.since];
+    if (query.after) {
+      where.push("(timestamp > ? OR (timestamp = ? AND id > ?))");
+      params.push(query.after.timestamp, query.after.timestamp, query.after.id);
+    }
+    if (query.types) {
+      where.push(`type IN (${query.types.map(() => "?").join(", ")})`);
+      params.push(...query.types);
+    }
+    const rows = this.ctx.storage.sql
+      .exec<{
+        id: number;
+        serial: number;
+        type: string;
+        timestamp: number;
+        received_at: number;
+        fields: string;
+      }>(
+        `SELECT id, serial, type, timestamp, received_at, fields FROM records
+         WHERE ${where.join(" AND ")} ORDER BY timestamp, id LIMIT ?`,
+        ...params,
+        query.limit + 1,
+      )
+      .toArray();
+    const more = rows.length > query.limit;
+    const records = rows.slice(0, query.limit).map((row) => ({
+      id: row.id,
+      serial: row.serial,
+      type: row.type,
+      timestamp: row.timestamp,
+      receivedAt: row.received_at,
+      fields: JSON.parse(row.fields) as Record<string, number>,
+    }));
+    return { records, more };
+  }
+
+  private ensureTable(): void {
+    if (this.tableReady) return;
+    this.ctx.storage.sql.exec(CREATE_TABLE);
+    this.tableReady = true;
+  }
+
+  /** A flight without telemetry gets no storage: reads do not create the table. */
+  private hasTable(): boolean {
+    if (this.tableReady) return true;
+    this.tableReady =
+      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
+    return this.tableReady;
+  }
+}
