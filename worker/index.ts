@@ -6,12 +6,14 @@ import { createRouter, renderError, renderNotFound } from "./app";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { requireApiKey } from "./middleware/apiKey";
+import { aircraftRoutes } from "./routes/aircraft";
 import { authRoutes } from "./routes/auth";
 import { devRoutes } from "./routes/dev";
 import { mountDocs } from "./routes/docs";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
 import { healthRoutes } from "./routes/health";
+import { pilotRoutes } from "./routes/pilots";
 import { telemetryRoutes } from "./routes/telemetry";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -64,6 +66,8 @@ app.route("/", authRoutes);
 app.route("/", devRoutes);
 app.route("/", flightPlanRoutes);
 app.route("/", flightRoutes);
+app.route("/", pilotRoutes);
+app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
 mountDocs(app);
 

@@ -1,15 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { pilots } from "../../schema";
+import type { PilotStatistics } from "../domain/pilots";
 import type { Db } from "../env";
 import { sha256 } from "../lib/hash";
 import { base62OfBytes } from "../lib/ids";
 
 export type PilotRow = typeof pilots.$inferSelect;
-
-export interface PilotStatistics {
-  flight: { total: number; last_flight_time: number | null };
-  aircraft: { total: number };
-}
 
 /** The same user id under the same account is always the same pilot (CONTRACT §3). */
 export async function pilotIdFor(accountId: string, userId: string): Promise<string> {
@@ -37,28 +34,33 @@ export async function ensurePilot(db: Db, accountId: string, userId: string, now
   return id;
 }
 
-/** The pilot and, when asked, statistics computed from flights and aircraft: one D1 round trip. */
+/** The pilot of the account and, when asked, statistics from flights and aircraft: one D1 round trip. */
 export async function findPilot(
   db: Db,
   accountId: string,
   pilotId: string,
-  now: number,
-): Promise<(PilotRow & { statistics: PilotStatistics }) | null> {
+  options: { statistics: boolean; now: number },
+): Promise<{ pilot: PilotRow; statistics?: PilotStatistics } | null> {
+  const where = and(eq(pilots.id, pilotId), eq(pilots.accountId, accountId));
+  if (!options.statistics) {
+    const pilot = await db.select().from(pilots).where(where).get();
+    return pilot ? { pilot } : null;
+  }
   const row = await db
     .select({
       pilot: pilots,
-      flightTotal: sql<number>`(SELECT count(*) FROM flights f WHERE f.pilot_id = ${pilots.id})`,
+      flightTotal: sql<number>`(SELECT count(*) FROM flights f WHERE f.pilot_id = ${pilotId})`,
       lastFlight: sql<
         number | null
-      >`(SELECT max(f.start_time) FROM flights f WHERE f.pilot_id = ${pilots.id} AND f.start_time <= ${now})`,
-      aircraftTotal: sql<number>`(SELECT count(*) FROM aircraft a WHERE a.pilot_id = ${pilots.id})`,
+      >`(SELECT max(f.start_time) FROM flights f WHERE f.pilot_id = ${pilotId} AND f.start_time <= ${options.now})`,
+      aircraftTotal: sql<number>`(SELECT count(*) FROM aircraft a WHERE a.pilot_id = ${pilotId})`,
     })
     .from(pilots)
-    .where(and(eq(pilots.id, pilotId), eq(pilots.accountId, accountId)))
+    .where(where)
     .get();
   if (!row) return null;
   return {
-    ...row.pilot,
+    pilot: row.pilot,
     statistics: {
       flight: { total: Number(row.flightTotal), last_flight_time: row.lastFlight },
       aircraft: { total: Number(row.aircraftTotal) },
@@ -75,8 +77,66 @@ export async function pilotExists(db: Db, accountId: string, pilotId: string): P
   return row !== undefined;
 }
 
-export async function updatePilot(db: Db, pilotId: string, changes: Partial<PilotRow>): Promise<PilotRow> {
-  const row = await db.update(pilots).set(changes).where(eq(pilots.id, pilotId)).returning().get();
-  if (!row) throw new Error(`pilot ${pilotId} vanished during update`);
-  return row;
+/** Profile changes a pilot may make; `undefined` leaves a field as it is, `null` clears it. */
+export interface PilotChanges {
+  firstName?: string | null;
+  lastName?: string | null;
+  username?: string;
+  email?: string | null;
+  phone?: string | null;
+  pictureUrl?: string | null;
+  /** An RFC 7396 merge patch: keys replace, `null` removes a key, nested objects merge. */
+  userMetadataPatch?: Record<string, unknown>;
+}
+
+export type UpdateOutcome =
+  | { updated: PilotRow }
+  | { failure: "not_found" }
+  | { failure: "metadata_too_large" };
+
+/**
+ * Applies the changes in one statement, so concurrent updates cannot lose each other's metadata
+ * keys, and a changed phone or email clears its verification in the same write.
+ */
+export async function updatePilot(
+  db: Db,
+  accountId: string,
+  pilotId: string,
+  changes: PilotChanges,
+  maxUserMetadataBytes: number,
+): Promise<UpdateOutcome> {
+  const conditions = [eq(pilots.id, pilotId), eq(pilots.accountId, accountId)];
+  let userMetadata: SQL | undefined;
+  if (changes.userMetadataPatch !== undefined) {
+    userMetadata = sql`json_patch(${pilots.userMetadata}, ${JSON.stringify(changes.userMetadataPatch)})`;
+    conditions.push(sql`length(${userMetadata}) <= ${maxUserMetadataBytes}`);
+  }
+  // Drizzle leaves out fields set to undefined.
+  const set: SQLiteUpdateSetSource<typeof pilots> = {
+    firstName: changes.firstName,
+    lastName: changes.lastName,
+    username: changes.username,
+    pictureUrl: changes.pictureUrl,
+    phone: changes.phone,
+    phoneVerified:
+      changes.phone === undefined ? undefined : keptIfSame(pilots.phone, changes.phone, pilots.phoneVerified),
+    email: changes.email,
+    emailVerified:
+      changes.email === undefined ? undefined : keptIfSame(pilots.email, changes.email, pilots.emailVerified),
+    userMetadata,
+  };
+  const updated = await db
+    .update(pilots)
+    .set(set)
+    .where(and(...conditions))
+    .returning()
+    .get();
+  if (updated) return { updated };
+  const exists = await pilotExists(db, accountId, pilotId);
+  return { failure: exists ? "metadata_too_large" : "not_found" };
+}
+
+// Right-hand sides of SET read the row's old values: the flag survives only an unchanged contact.
+function keptIfSame(contact: AnySQLiteColumn, value: string | null, verified: AnySQLiteColumn): SQL {
+  return sql`CASE WHEN ${contact} IS ${value} THEN ${verified} ELSE 0 END`;
 }

@@ -1,0 +1,60 @@
+import type { pilots } from "../../schema";
+import { isoTime, isoTimeOrNull } from "../lib/time";
+
+type PilotRow = typeof pilots.$inferSelect;
+
+/** Counts computed from the pilot's flights and aircraft; times in epoch ms. */
+export interface PilotStatistics {
+  flight: { total: number; last_flight_time: number | null };
+  aircraft: { total: number };
+}
+
+/** Largest stored `user_metadata`, as JSON text: a profile is not a document store. */
+export const MAX_USER_METADATA_BYTES = 16 * 1024;
+
+/**
+ * E.164 from what people type: spaces, dashes, dots and brackets dropped, a leading `00` read as
+ * `+`. The country code is required (we cannot guess it); undefined when the number is not E.164.
+ */
+export function normalizePhone(input: string): string | undefined {
+  const compact = input.trim().replace(/[\s().-]/g, "");
+  const international = compact.startsWith("00") ? `+${compact.slice(2)}` : compact;
+  return /^\+[1-9]\d{6,14}$/.test(international) ? international : undefined;
+}
+
+export function statisticsView(statistics: PilotStatistics) {
+  return {
+    flight: {
+      total: statistics.flight.total,
+      last_flight_time: isoTimeOrNull(statistics.flight.last_flight_time),
+    },
+    aircraft: { total: statistics.aircraft.total },
+  };
+}
+
+/** What the pilot sees of themself (spec 2.3). */
+export function fullProfile(pilot: PilotRow, statistics?: PilotStatistics) {
+  return {
+    id: pilot.id,
+    email: pilot.email,
+    first_name: pilot.firstName,
+    last_name: pilot.lastName,
+    username: pilot.username,
+    picture_url: pilot.pictureUrl,
+    phone: pilot.phone,
+    user_metadata: pilot.userMetadata,
+    app_metadata: pilot.appMetadata,
+    created_at: isoTime(pilot.createdAt),
+    verification_status: { email: pilot.emailVerified, phone: pilot.phoneVerified },
+    ...(statistics ? { statistics: statisticsView(statistics) } : {}),
+  };
+}
+
+/** What anyone else sees: exactly id, username and statistics (CONTRACT §5), no contact data. */
+export function publicProfile(pilot: PilotRow, statistics?: PilotStatistics) {
+  return {
+    id: pilot.id,
+    username: pilot.username,
+    ...(statistics ? { statistics: statisticsView(statistics) } : {}),
+  };
+}

@@ -1,0 +1,209 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createRouter } from "../app";
+import type { AppEnv } from "../env";
+import { badRequest, notFound } from "../lib/errors";
+import { success } from "../lib/jsend";
+import { recordId, responses, security, securityWithToken } from "../lib/openapi";
+import { requireOwnPilot } from "../middleware/ownPilot";
+import {
+  createAircraft,
+  deleteAircraft,
+  findModel,
+  findPilotAircraft,
+  listManufacturers,
+  listModels,
+  listPilotAircraft,
+  updateAircraft,
+} from "../store/aircraft";
+
+const Manufacturer = z
+  .object({ id: z.string(), name: z.string(), url: z.string().nullable() })
+  .openapi("AircraftManufacturer");
+
+const Model = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    manufacturer: z.object({ id: z.string(), name: z.string() }),
+    metadata: z.object({ mass_kg: z.number().nullable().openapi({ description: "Take-off mass, kg" }) }),
+  })
+  .openapi("AircraftModel");
+
+const Aircraft = z
+  .object({ id: z.string(), nickname: z.string(), model: Model, created_at: z.string() })
+  .openapi("Aircraft");
+
+const searchText = z.string().trim().min(1).max(100).optional();
+const nickname = z.string().trim().min(1).max(64);
+const modelId = z.string().min(1).max(64).openapi({ example: "model|dji-mavic-3" });
+
+const PilotParams = z.object({ id: recordId("id") });
+const AircraftParams = z.object({ id: recordId("id"), aircraft_id: recordId("aircraft_id") });
+
+const manufacturerList = createRoute({
+  method: "get",
+  path: "/aircraft/v2/manufacturer",
+  tags: ["Aircraft"],
+  summary: "Aircraft manufacturers in the catalogue, by name",
+  security,
+  request: { query: z.object({ q: searchText.openapi({ description: "Part of the name" }) }) },
+  responses: responses(z.array(Manufacturer), "Manufacturers"),
+});
+
+const modelList = createRoute({
+  method: "get",
+  path: "/aircraft/v2/model",
+  tags: ["Aircraft"],
+  summary: "Aircraft models in the catalogue, by manufacturer and name",
+  security,
+  request: {
+    query: z.object({
+      manufacturer: z.string().min(1).max(64).optional().openapi({ description: "A manufacturer id" }),
+      q: searchText.openapi({ description: "Part of the model or manufacturer name" }),
+    }),
+  },
+  responses: responses(z.array(Model), "Models"),
+});
+
+const modelRead = createRoute({
+  method: "get",
+  path: "/aircraft/v2/model/{id}",
+  tags: ["Aircraft"],
+  summary: "One aircraft model",
+  security,
+  request: { params: z.object({ id: recordId("id") }) },
+  responses: responses(Model, "The model"),
+});
+
+const aircraftList = createRoute({
+  method: "get",
+  path: "/pilot/v2/{id}/aircraft",
+  tags: ["Aircraft"],
+  summary: "The pilot's own aircraft, oldest first",
+  security: securityWithToken,
+  middleware: [requireOwnPilot] as const,
+  request: { params: PilotParams },
+  responses: responses(z.array(Aircraft), "The pilot's aircraft"),
+});
+
+const aircraftCreate = createRoute({
+  method: "post",
+  path: "/pilot/v2/{id}/aircraft",
+  tags: ["Aircraft"],
+  summary: "Add an aircraft of a catalogue model to the pilot's own",
+  security: securityWithToken,
+  middleware: [requireOwnPilot] as const,
+  request: {
+    params: PilotParams,
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({ nickname, model_id: modelId }).openapi("AircraftCreate"),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: responses(Aircraft, "The new aircraft"),
+});
+
+const aircraftRead = createRoute({
+  method: "get",
+  path: "/pilot/v2/{id}/aircraft/{aircraft_id}",
+  tags: ["Aircraft"],
+  summary: "One of the pilot's aircraft",
+  security: securityWithToken,
+  middleware: [requireOwnPilot] as const,
+  request: { params: AircraftParams },
+  responses: responses(Aircraft, "The aircraft"),
+});
+
+const aircraftPatch = createRoute({
+  method: "patch",
+  path: "/pilot/v2/{id}/aircraft/{aircraft_id}",
+  tags: ["Aircraft"],
+  summary: "Rename an aircraft or change its model",
+  security: securityWithToken,
+  middleware: [requireOwnPilot] as const,
+  request: {
+    params: AircraftParams,
+    body: {
+      content: {
+        "application/json": {
+          schema: z
+            .object({ nickname: nickname.optional(), model_id: modelId.optional() })
+            .openapi("AircraftPatch"),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: responses(Aircraft, "The aircraft as stored"),
+});
+
+const aircraftDelete = createRoute({
+  method: "delete",
+  path: "/pilot/v2/{id}/aircraft/{aircraft_id}",
+  tags: ["Aircraft"],
+  summary: "Remove an aircraft; flights that named it keep its id and show no aircraft",
+  security: securityWithToken,
+  middleware: [requireOwnPilot] as const,
+  request: { params: AircraftParams },
+  responses: responses(z.object({ id: z.string() }), "The removed aircraft's id"),
+});
+
+async function requireModel(c: Context<AppEnv>, id: string) {
+  const model = await findModel(c.var.db, id);
+  if (!model) throw badRequest("model_id", "no such model; see GET /aircraft/v2/model");
+  return model;
+}
+
+async function ownAircraft(c: Context<AppEnv>, pilotId: string, aircraftId: string) {
+  const found = await findPilotAircraft(c.var.db, pilotId, aircraftId);
+  if (!found) throw notFound("Aircraft");
+  return found;
+}
+
+export const aircraftRoutes = createRouter()
+  .openapi(manufacturerList, async (c) =>
+    success(c, await listManufacturers(c.var.db, c.req.valid("query").q)),
+  )
+  .openapi(modelList, async (c) => {
+    const { manufacturer, q } = c.req.valid("query");
+    return success(c, await listModels(c.var.db, { manufacturerId: manufacturer, q }));
+  })
+  .openapi(modelRead, async (c) => {
+    const model = await findModel(c.var.db, c.req.valid("param").id);
+    if (!model) throw notFound("Aircraft model");
+    return success(c, model);
+  })
+  .openapi(aircraftList, async (c) => success(c, await listPilotAircraft(c.var.db, c.req.valid("param").id)))
+  .openapi(aircraftCreate, async (c) => {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const model = await requireModel(c, body.model_id);
+    return success(c, await createAircraft(c.var.db, id, { nickname: body.nickname, model }, Date.now()));
+  })
+  .openapi(aircraftRead, async (c) => {
+    const { id, aircraft_id } = c.req.valid("param");
+    return success(c, await ownAircraft(c, id, aircraft_id));
+  })
+  .openapi(aircraftPatch, async (c) => {
+    const { id, aircraft_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    if (body.model_id !== undefined) await requireModel(c, body.model_id);
+    if (body.nickname !== undefined || body.model_id !== undefined) {
+      const found = await updateAircraft(c.var.db, id, aircraft_id, {
+        nickname: body.nickname,
+        modelId: body.model_id,
+      });
+      if (!found) throw notFound("Aircraft");
+    }
+    return success(c, await ownAircraft(c, id, aircraft_id));
+  })
+  .openapi(aircraftDelete, async (c) => {
+    const { id, aircraft_id } = c.req.valid("param");
+    if (!(await deleteAircraft(c.var.db, id, aircraft_id))) throw notFound("Aircraft");
+    return success(c, { id: aircraft_id });
+  });
