@@ -10,6 +10,7 @@ import { aircraftRoutes } from "./routes/aircraft";
 import { authRoutes } from "./routes/auth";
 import { devRoutes } from "./routes/dev";
 import { mountDocs } from "./routes/docs";
+import { elevationRoutes } from "./routes/elevation";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
 import { healthRoutes } from "./routes/health";
@@ -64,6 +65,7 @@ app.use("/dev/*", async (c, next) => {
 app.route("/", healthRoutes);
 app.route("/", authRoutes);
 app.route("/", devRoutes);
+app.route("/", elevationRoutes);
 app.route("/", flightPlanRoutes);
 app.route("/", flightRoutes);
 app.route("/", pilotRoutes);

@@ -23,6 +23,8 @@ export interface Target {
   execute(statements: Statement[]): Promise<void>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   putObject(key: string, body: Uint8Array | string, contentType?: string): Promise<void>;
+  /** The object's bytes, or null when the bucket has no such key. */
+  getObject(key: string): Promise<Uint8Array | null>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,11 @@ class LocalTarget implements Target {
 
   async putObject(key: string, body: Uint8Array | string, contentType?: string): Promise<void> {
     await this.env.ELEVATION.put(key, body, contentType ? { httpMetadata: { contentType } } : undefined);
+  }
+
+  async getObject(key: string): Promise<Uint8Array | null> {
+    const object = await this.env.ELEVATION.get(key);
+    return object ? new Uint8Array(await object.arrayBuffer()) : null;
   }
 
   close(): Promise<void> {
@@ -109,6 +116,20 @@ class RemoteTarget implements Target {
       await wrangler(args);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async getObject(key: string): Promise<Uint8Array | null> {
+    try {
+      const { stdout } = await run(
+        path.join(ROOT, "node_modules/.bin/wrangler"),
+        ["r2", "object", "get", `${ELEVATION_BUCKET}/${key}`, "--remote", "--pipe"],
+        { cwd: ROOT, env: WRANGLER_ENV, encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
+      );
+      return new Uint8Array(stdout);
+    } catch (err) {
+      if (/does not exist|not found/i.test(String((err as { stderr?: Buffer }).stderr ?? err))) return null;
+      throw err;
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Target } from "../lib/target";
+import { elevationSeeder } from "./elevation";
 
 /** One step that loads embedded data into local state. Each must be safe to run on every start. */
 export interface Seeder {
@@ -7,4 +8,4 @@ export interface Seeder {
 }
 
 /** Run in order by `npm start` after the migrations; areas register theirs here. */
-export const seeders: Seeder[] = [];
+export const seeders: Seeder[] = [elevationSeeder];

@@ -1,0 +1,155 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createRouter } from "../app";
+import { PointsError, parsePath, parsePoints, parseRectangle } from "../domain/elevation/points";
+import {
+  carpetPositions,
+  pathPositions,
+  planCarpet,
+  planPath,
+  sampleElevations,
+  stats,
+} from "../domain/elevation/sampling";
+import type { AppEnv } from "../env";
+import { ApiError, badRequest } from "../lib/errors";
+import { success } from "../lib/jsend";
+import { responses, security } from "../lib/openapi";
+import { chunkLoader, coverage } from "../store/elevationTiles";
+
+const points = (description: string, example: string) =>
+  z.string().openapi({ description, example, param: { name: "points", in: "query" } });
+
+const Elevation = z.number().int().nullable().openapi({ description: "meters (EGM96); null: no data" });
+const LatLng = z.tuple([z.number(), z.number()]).openapi({ description: "[latitude, longitude]" });
+
+const ele = createRoute({
+  method: "get",
+  path: "/elevation/v1/ele",
+  tags: ["Elevation"],
+  summary: "Ground elevation at each point, bilinear between the four surrounding samples",
+  security,
+  request: {
+    query: z.object({
+      points: points("lat,lng pairs, comma-separated; at most 10,000 points", "57.7,11.9,36.6,-84.2"),
+      interpolation: z
+        .enum(["bilinear", "nearest"])
+        .optional()
+        .openapi({ description: "bilinear (default) or the nearest sample" }),
+    }),
+  },
+  responses: responses(z.array(Elevation), "One elevation per point, in order"),
+});
+
+const Carpet = z
+  .object({
+    bounds: z.object({ sw: LatLng, ne: LatLng }),
+    stats: z.object({ max: z.number(), min: z.number(), avg: z.number() }),
+    carpet: z.array(z.array(Elevation)).openapi({ description: "rows south to north, each west to east" }),
+  })
+  .openapi("ElevationCarpet");
+
+const carpet = createRoute({
+  method: "get",
+  path: "/elevation/v1/ele/carpet",
+  tags: ["Elevation"],
+  summary: "Elevation samples over a rectangle, inflated outward to whole samples",
+  security,
+  request: {
+    query: z.object({
+      points: points("south-west corner lat,lng then north-east corner lat,lng", "57.7,11.9,57.75,11.95"),
+    }),
+  },
+  responses: responses(Carpet, "The samples, their bounds and stats; 404 when none has data"),
+});
+
+const Segment = z
+  .object({
+    from: LatLng,
+    to: LatLng,
+    step: LatLng.openapi({ description: "[Δlat, Δlng] between consecutive samples" }),
+    profile: z.array(Elevation),
+  })
+  .openapi("ElevationPathSegment");
+
+const path = createRoute({
+  method: "get",
+  path: "/elevation/v1/ele/path",
+  tags: ["Elevation"],
+  summary: "Elevation profile along a path at the finest available step, one segment per leg",
+  security,
+  request: {
+    query: z.object({ points: points("lat,lng milestones, comma-separated", "57.7,11.9,57.72,11.95") }),
+  },
+  responses: responses(z.array(Segment), "One segment per pair of consecutive milestones"),
+});
+
+/** A PointsError anywhere in serving a request is the client's `points`: 400 naming it. */
+async function forPoints<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof PointsError) throw badRequest("points", err.message);
+    throw err;
+  }
+}
+
+function source(c: Context<AppEnv>) {
+  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+  return { load: chunkLoader(c.env.ELEVATION), coverage: () => coverage(c.env.ELEVATION, waitUntil) };
+}
+
+export const elevationRoutes = createRouter()
+  .openapi(ele, async (c) => {
+    const query = c.req.valid("query");
+    const positions = await forPoints(() => parsePoints(query.points));
+    const { load, coverage } = source(c);
+    const lats = positions.map((p) => p[0]);
+    const lngs = positions.map((p) => p[1]);
+    const mode = query.interpolation ?? "bilinear";
+    const values = await forPoints(async () => sampleElevations(await coverage(), lats, lngs, mode, load));
+    return success(c, values);
+  })
+  .openapi(carpet, async (c) => {
+    const { sw, ne } = await forPoints(() => parseRectangle(c.req.valid("query").points));
+    const { load, coverage } = source(c);
+    const covered = await coverage();
+    const plan = planCarpet(covered, sw, ne);
+    if (!plan) throw noData();
+    const { lats, lngs } = carpetPositions(plan);
+    const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
+    const summary = stats(values);
+    if (!summary) throw noData();
+    const rows = Array.from({ length: plan.rows }, (_, r) =>
+      values.slice(r * plan.cols, (r + 1) * plan.cols),
+    );
+    return success(c, {
+      bounds: { sw: [lats[0]!, lngs[0]!], ne: [lats.at(-1)!, lngs.at(-1)!] } as {
+        sw: [number, number];
+        ne: [number, number];
+      },
+      stats: summary,
+      carpet: rows,
+    });
+  })
+  .openapi(path, async (c) => {
+    const milestones = await forPoints(() => parsePath(c.req.valid("query").points));
+    const { load, coverage } = source(c);
+    const covered = await coverage();
+    const segments = await forPoints(() => planPath(covered, milestones));
+    const { lats, lngs } = pathPositions(segments);
+    const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
+    let at = 0;
+    return success(
+      c,
+      segments.map(({ from, to, step, samples }) => {
+        at += samples;
+        return { from, to, step, profile: values.slice(at - samples, at) };
+      }),
+    );
+  });
+
+function noData(): ApiError {
+  return new ApiError(404, "No elevation data anywhere in this rectangle", [
+    { name: "points", message: "the rectangle lies outside every loaded elevation tile" },
+  ]);
+}
