@@ -58,7 +58,9 @@ app.use(
 );
 // Development-only routes are refused before routing anywhere else.
 app.use("/dev/*", async (c, next) => {
-  if (c.env.ENVIRONMENT !== "development") return renderNotFound(app)(c);
+  // A plain 404: renderNotFound would see the route and answer 405.
+  if (c.env.ENVIRONMENT !== "development")
+    throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}`);
   await next();
 });
 
