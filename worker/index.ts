@@ -6,8 +6,10 @@ import { createRouter, renderError, renderNotFound } from "./app";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { requireApiKey } from "./middleware/apiKey";
+import { pageAccount } from "./pages/api";
 import { aircraftRoutes } from "./routes/aircraft";
 import { authRoutes } from "./routes/auth";
+import { createFlightPageRoutes, deeplinkRoutes } from "./routes/deeplink";
 import { devRoutes } from "./routes/dev";
 import { mountDocs } from "./routes/docs";
 import { elevationRoutes } from "./routes/elevation";
@@ -28,6 +30,7 @@ const PUBLIC_PATHS = [
   /^\/\.well-known\//,
   /^\/openapi\.json$/,
   /^\/docs\/?$/,
+  /^\/create_flight\/v1\/?$/,
   /^\/internal\//,
 ];
 
@@ -53,6 +56,12 @@ app.use(
   "*",
   createMiddleware<AppEnv>(async (c, next) => {
     if (PUBLIC_PATHS.some((p) => p.test(c.req.path))) return next();
+    // The flight-creation page calls the API in-process as the account its link names.
+    const actingAccount = pageAccount(c.env);
+    if (actingAccount) {
+      c.set("account", actingAccount);
+      return next();
+    }
     return requireApiKey(c, next);
   }),
 );
@@ -73,6 +82,8 @@ app.route("/", flightRoutes);
 app.route("/", pilotRoutes);
 app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
+app.route("/", deeplinkRoutes);
+app.route("/", createFlightPageRoutes(app.fetch));
 mountDocs(app);
 
 app.onError(renderError);

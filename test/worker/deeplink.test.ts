@@ -1,0 +1,315 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BASE, call, createAccount, type TestAccount } from "./helpers";
+
+const square = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [-84.3, 36.6],
+      [-84.29, 36.6],
+      [-84.29, 36.61],
+      [-84.3, 36.61],
+      [-84.3, 36.6],
+    ],
+  ],
+};
+
+let account: TestAccount;
+let publicId: string;
+
+beforeAll(async () => {
+  account = await createAccount("partner app");
+  const row = await env.DB.prepare("SELECT public_id FROM accounts WHERE id = ?")
+    .bind(account.accountId)
+    .first<{ public_id: string }>();
+  publicId = row!.public_id;
+  const added = await call("/deeplink/v1/callbacks", {
+    method: "POST",
+    apiKey: account.apiKey,
+    body: { url: "https://partner.example/cb" },
+  });
+  expect(added.status).toBe(200);
+});
+
+describe("callback registry", () => {
+  it("stores a normalized prefix once and lists only the account's own", async () => {
+    const again = await call("/deeplink/v1/callbacks", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { url: "https://PARTNER.example:443/x/../cb" },
+    });
+    expect(again.status).toBe(200);
+    expect(again.json.data.url).toBe("https://partner.example/cb");
+    const list = await call("/deeplink/v1/callbacks", { apiKey: account.apiKey });
+    expect(list.json.data.map((p: { url: string }) => p.url)).toEqual(["https://partner.example/cb"]);
+    const other = await createAccount("other app");
+    const otherList = await call("/deeplink/v1/callbacks", { apiKey: other.apiKey });
+    expect(otherList.json).toEqual({ status: "success", data: [] });
+  });
+
+  it("refuses plain http outside localhost, queries and junk, naming url", async () => {
+    for (const url of [
+      "http://partner.example/cb",
+      "https://partner.example/cb?x=1",
+      "not a url",
+      "ftp://partner.example/",
+    ]) {
+      const res = await call("/deeplink/v1/callbacks", {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { url },
+      });
+      expect(res.status, url).toBe(400);
+      expect(res.json.data.errors[0].name).toBe("url");
+    }
+    const local = await call("/deeplink/v1/callbacks", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { url: "http://127.0.0.1:9999/done" },
+    });
+    expect(local.status).toBe(200);
+  });
+
+  it("needs an API key", async () => {
+    expect((await call("/deeplink/v1/callbacks")).status).toBe(401);
+    expect(
+      (await call("/deeplink/v1/create_flight", { method: "POST", body: { geometry: square } })).status,
+    ).toBe(401);
+  });
+});
+
+describe("POST /deeplink/v1/create_flight", () => {
+  it("builds the dynamic link around the creation link, with the operator's parameters unmodified", async () => {
+    const res = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        geometry: square,
+        callback_url: "https://partner.example/cb/done?state=xyz",
+        altitude: 100,
+        ruleset_ids: ["usa_part_107", "usa_sec_44809"],
+      },
+    });
+    expect(res.status).toBe(200);
+    const outer = new URL(res.json.data.link);
+    expect(`${outer.origin}${outer.pathname}`).toBe(env.DEEPLINK_BASE_URL);
+    const p = outer.searchParams;
+    expect(p.get("apn")).toBe(env.DEEPLINK_APN);
+    expect(p.get("isi")).toBe(env.DEEPLINK_ISI);
+    expect(p.get("ibi")).toBe(env.DEEPLINK_IBI);
+    expect(p.get("ofl")).toBe(env.DEEPLINK_OFL);
+    expect(p.get("pt")).toBe(env.DEEPLINK_PT);
+    expect([p.get("efr"), p.get("utm_source"), p.get("utm_medium"), p.get("utm_campaign")]).toEqual([
+      "1",
+      "partner",
+      "deeplink",
+      "laanc",
+    ]);
+    expect([p.get("utm_content"), p.get("ct"), p.get("mt")]).toEqual([publicId, "laanc", "8"]);
+    // The creation link is one URI-encoded value: none of its own parameters leak out.
+    expect(p.has("geometry")).toBe(false);
+    expect(p.has("callback_url")).toBe(false);
+    const creation = new URL(p.get("link")!);
+    expect(`${creation.origin}${creation.pathname}`).toBe(`${BASE}/create_flight/v1/`);
+    expect(JSON.parse(creation.searchParams.get("geometry")!)).toEqual({ geometry: square });
+    expect(creation.searchParams.get("callback_url")).toBe("https://partner.example/cb/done?state=xyz");
+    expect(creation.searchParams.get("altitude")).toBe("100");
+    expect(creation.searchParams.get("ruleset_ids")).toBe("usa_part_107,usa_sec_44809");
+    expect(creation.searchParams.get("client_id")).toBe(publicId);
+  });
+
+  it("takes a Point with its buffer and comma-separated rulesets", async () => {
+    const res = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        geometry: { type: "Point", coordinates: [-84.3, 36.6] },
+        buffer: 250,
+        ruleset_ids: "usa_part_107",
+      },
+    });
+    expect(res.status).toBe(200);
+    const creation = new URL(new URL(res.json.data.link).searchParams.get("link")!);
+    expect(creation.searchParams.get("buffer")).toBe("250");
+    expect(creation.searchParams.has("callback_url")).toBe(false);
+  });
+
+  it("refuses a callback outside the account's prefixes: no open redirect", async () => {
+    for (const callback_url of [
+      "https://evil.example/cb",
+      "https://partner.example.evil.example/cb",
+      "https://partner.example/cbx",
+      "http://partner.example/cb",
+    ]) {
+      const res = await call("/deeplink/v1/create_flight", {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { geometry: square, callback_url },
+      });
+      expect(res.status, callback_url).toBe(400);
+      expect(res.json.data.errors).toEqual([{ name: "callback_url", message: expect.any(String) }]);
+    }
+    const other = await createAccount("no callbacks");
+    const res = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: other.apiKey,
+      body: { geometry: square, callback_url: "https://partner.example/cb" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors[0].message).toMatch(/not registered/);
+  });
+
+  it("names every invalid field", async () => {
+    const res = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            [
+              [0, 0],
+              [1, 0],
+              [1, 1],
+            ],
+          ],
+        },
+        altitude: -1,
+        ruleset_ids: "Part 107",
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors.map((e: { name: string }) => e.name).sort()).toEqual([
+      "altitude",
+      "geometry",
+      "ruleset_ids",
+    ]);
+    const polygonBuffer = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { geometry: square, buffer: 30 },
+    });
+    expect(polygonBuffer.json.data.errors).toEqual([
+      { name: "buffer", message: "applies only to LineString and Point geometries" },
+    ]);
+    const wrongType = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { geometry: square, altitude: "high" },
+    });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.json.data.errors[0].name).toBe("altitude");
+    const missing = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: {},
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.json.data.errors[0].name).toBe("geometry");
+  });
+
+  it("is documented in the OpenAPI document", async () => {
+    const doc = await call("/openapi.json");
+    expect(Object.keys(doc.json.paths)).toEqual(
+      expect.arrayContaining(["/deeplink/v1/create_flight", "/deeplink/v1/callbacks"]),
+    );
+  });
+});
+
+async function creationPath(body: Record<string, unknown>): Promise<string> {
+  const res = await call("/deeplink/v1/create_flight", { method: "POST", apiKey: account.apiKey, body });
+  expect(res.status).toBe(200);
+  const creation = new URL(new URL(res.json.data.link).searchParams.get("link")!);
+  return `${creation.pathname}${creation.search}`;
+}
+
+describe("GET /create_flight/v1/", () => {
+  it("is public and shows the form for the link's account, in the pilot's unit", async () => {
+    const path = await creationPath({
+      geometry: square,
+      altitude: 100,
+      callback_url: "https://partner.example/cb",
+    });
+    const res = await call(path, { headers: { "accept-language": "en-US,en;q=0.8" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/html/);
+    expect(res.headers.get("content-security-policy")).toContain(
+      "form-action 'self' https://partner.example",
+    );
+    expect(res.text).toContain("partner app");
+    expect(res.text).toContain('<label for="user_id">');
+    // 100 m snaps to 350 ft (106.68 m), shown selected; a Polygon has no buffer field.
+    expect(res.text).toMatch(/<option value="106.68" selected="">350 ft<\/option>/);
+    expect(res.text).not.toContain('id="buffer"');
+    expect(res.text).toContain("<svg");
+    const metric = await call(path, { headers: { "accept-language": "de-DE" } });
+    expect(metric.text).toMatch(/<option value="100" selected="">100 m<\/option>/);
+  });
+
+  it("offers a buffer for a Point, in the pilot's unit", async () => {
+    const path = await creationPath({
+      geometry: { type: "Point", coordinates: [-84.3, 36.6] },
+      buffer: 30.48,
+    });
+    const res = await call(`${path}&units=imperial`);
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/id="buffer"[^>]*value="100"/);
+  });
+
+  it("refuses a tampered callback, an unknown client and a broken geometry, saying why", async () => {
+    const path = await creationPath({ geometry: square, callback_url: "https://partner.example/cb" });
+    const tampered = path.replace(
+      encodeURIComponent("https://partner.example/cb"),
+      encodeURIComponent("https://evil.example/cb"),
+    );
+    const refused = await call(tampered);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("callback_url");
+    expect(refused.text).toContain("not registered");
+    expect(refused.text).not.toContain("<form");
+    const unknown = await call(path.replace(publicId, "app_nobody"));
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain("names no application");
+    const broken = await call(`/create_flight/v1/?geometry=%7Bnope&client_id=${publicId}`);
+    expect(broken.status).toBe(400);
+    expect(broken.text).toContain("geometry");
+  });
+
+  it("cannot be used to call the API without a key", async () => {
+    const res = await call("/flight/v2/plan", { method: "POST", body: { geometry: square } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("POST /create_flight/v1/", () => {
+  const form = (fields: Record<string, string | string[]>) => {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
+    return body.toString();
+  };
+  const post = (path: string, fields: Record<string, string | string[]>) =>
+    call(path, {
+      method: "POST",
+      body: form(fields),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+
+  it("shows the errors of bad input next to their fields and keeps what the pilot entered", async () => {
+    const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 50 });
+    const res = await post(`${path}&units=metric`, {
+      user_id: "",
+      altitude: "33",
+      buffer: "-5",
+      start: "7",
+      duration: "60",
+    });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('role="alert"');
+    for (const field of ["user_id", "altitude", "buffer", "start"]) {
+      expect(res.text).toContain(`href="#${field}"`);
+      expect(res.text).toContain(`id="${field}-error"`);
+    }
+    expect(res.text).toMatch(/id="buffer"[^>]*value="-5"[^>]*aria-invalid="true"/);
+  });
+});

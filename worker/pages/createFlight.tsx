@@ -1,0 +1,500 @@
+import type { Child } from "hono/jsx";
+import { type AltitudePreset, UNIT_LABEL, type Unit } from "../domain/deeplink/altitude";
+import type { Authorization } from "../domain/deeplink/callbacks";
+import type { MapView } from "../domain/deeplink/mapView";
+import type { RulesetChoice } from "../domain/deeplink/rulesets";
+import type { FieldError } from "../lib/jsend";
+
+/** The advisory fields the page shows (spec 2.5). */
+export interface PageAdvisory {
+  id: string;
+  name: string;
+  type: string;
+  color: string;
+  latitude: number;
+  longitude: number;
+}
+
+export const START_OFFSETS_MINUTES = [0, 15, 30, 60, 120, 240];
+export const DURATIONS_MINUTES = [15, 30, 60, 120, 240];
+
+export interface FormState {
+  userId: string;
+  altitudeMeters: number;
+  /** In the pilot's unit; only Path and Point flights have one. */
+  buffer?: string;
+  selected: string[];
+  startOffset: number;
+  duration: number;
+}
+
+export interface PageModel {
+  appName: string;
+  action: string;
+  unit: Unit;
+  otherUnitUrl: string;
+  geometryType: "Polygon" | "LineString" | "Point";
+  map: MapView;
+  color?: string;
+  advisories: PageAdvisory[];
+  advisoryNote?: string;
+  rulesets: RulesetChoice[];
+  rulesetNote?: string;
+  altitudePresets: AltitudePreset[];
+  form: FormState;
+  errors: FieldError[];
+  returnTo?: string;
+}
+
+const COLOR_MEANING: Record<string, string> = {
+  green: "No known advisories",
+  yellow: "Advisories: use caution",
+  orange: "Flight regulated: authorization required",
+  red: "Flight strictly regulated",
+};
+const MARKER_FILL: Record<string, string> = {
+  green: "#1a7f37",
+  yellow: "#b58a00",
+  orange: "#c2410c",
+  red: "#b91c1c",
+};
+
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f6f7f9}
+main{max-width:46rem;margin:0 auto;padding:1rem}
+h1{font-size:1.5rem;margin:.25rem 0 .75rem}h2{font-size:1.15rem;margin:0 0 .5rem}
+section,fieldset{background:#fff;border:1px solid #d0d5dc;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
+fieldset{min-width:0}legend{font-weight:600;padding:0 .25rem}
+label{display:block;font-weight:600;margin:.5rem 0 .25rem}
+.choice{display:flex;gap:.6rem;align-items:flex-start;margin:.4rem 0;font-weight:400}
+.choice input{width:1.35rem;height:1.35rem;margin:.1rem 0 0;flex:none}
+.choice small{display:block;color:#4b5563}
+input[type=text],input[type=number],select{width:100%;font:inherit;padding:.6rem;border:1px solid #6b7280;border-radius:.375rem;background:#fff}
+input:focus-visible,select:focus-visible,button:focus-visible,a:focus-visible,[tabindex]:focus-visible{outline:3px solid #2563eb;outline-offset:2px}
+.row{display:grid;grid-template-columns:1fr;gap:0 1rem}
+@media (min-width:40rem){.row{grid-template-columns:1fr 1fr}}
+.hint{color:#4b5563;font-size:.9rem;margin:.25rem 0 0}
+.error-text{color:#b91c1c;font-weight:600;margin:.25rem 0 0}
+[aria-invalid=true]{border-color:#b91c1c;border-width:2px}
+.summary{border:3px solid #b91c1c;background:#fff;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
+.summary a{color:#b91c1c;font-weight:600}
+.map{width:100%;height:auto;display:block;background:#e8eef3;border-radius:.375rem}
+.badge{display:inline-block;padding:0 .5rem;border-radius:1rem;font-weight:600;font-size:.9rem;color:#fff}
+.green{background:#1a7f37}.yellow{background:#8a6a00}.orange{background:#c2410c}.red{background:#b91c1c}
+ul.advisories{list-style:none;padding:0;margin:.5rem 0 0}ul.advisories li{padding:.35rem 0;border-top:1px solid #e5e7eb}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem}
+button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border-radius:.375rem;border:2px solid #1d4ed8;cursor:pointer;min-height:2.75rem}
+button.primary{background:#1d4ed8;color:#fff}button.secondary{background:#fff;color:#1d4ed8}
+code{word-break:break-all}
+`;
+
+function Document(props: { title: string; children: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{props.title}</title>
+        <style dangerouslySetInnerHTML={{ __html: CSS }} />
+      </head>
+      <body>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+async function html(node: ReturnType<typeof Document>): Promise<string> {
+  return `<!doctype html>${await node.toString()}`;
+}
+
+export const renderCreateFlight = (model: PageModel) => html(<CreateFlightPage model={model} />);
+export const renderLinkProblem = (problems: FieldError[]) => html(<LinkProblemPage problems={problems} />);
+export const renderFlightCreated = (flightId: string, authorizations: Authorization[]) =>
+  html(<FlightCreatedPage flightId={flightId} authorizations={authorizations} />);
+
+function errorFor(errors: FieldError[], name: string): FieldError | undefined {
+  return errors.find((e) => e.name === name);
+}
+
+function FieldErrorText(props: { id: string; error?: FieldError }) {
+  return props.error ? (
+    <p class="error-text" id={`${props.id}-error`}>
+      {props.error.message}
+    </p>
+  ) : null;
+}
+
+/** Invalid fields point at their message; hints stay announced too. */
+function describedBy(id: string, error: FieldError | undefined, hint?: string): string | undefined {
+  const ids = [hint, error ? `${id}-error` : undefined].filter(Boolean);
+  return ids.length > 0 ? ids.join(" ") : undefined;
+}
+
+const FIELD_LABELS: Record<string, string> = {
+  user_id: "Pilot",
+  rulesets: "Rulesets",
+  altitude: "Maximum altitude",
+  buffer: "Buffer",
+  start: "Start",
+  duration: "Duration",
+};
+
+function ErrorSummary(props: { errors: FieldError[] }) {
+  if (props.errors.length === 0) return null;
+  return (
+    <div class="summary" role="alert" tabindex={-1} id="error-summary" autofocus>
+      <h2>There is a problem</h2>
+      <ul>
+        {props.errors.map((e) =>
+          FIELD_LABELS[e.name] ? (
+            <li>
+              <a href={`#${e.name}`}>
+                {FIELD_LABELS[e.name]}: {e.message}
+              </a>
+            </li>
+          ) : (
+            <li>{e.message}</li>
+          ),
+        )}
+      </ul>
+    </div>
+  );
+}
+
+function AreaMap(props: { map: MapView; geometryType: string; advisoryCount: number }) {
+  const { map } = props;
+  const shape =
+    props.geometryType === "Polygon"
+      ? "area"
+      : props.geometryType === "Point"
+        ? "circle around a point"
+        : "corridor along a path";
+  return (
+    <svg
+      class="map"
+      viewBox={`0 0 ${map.width} ${map.height}`}
+      role="img"
+      aria-labelledby="map-title"
+      preserveAspectRatio="xMidYMid meet"
+    >
+      <title id="map-title">
+        Map of the flight {shape} with {props.advisoryCount} advisor{props.advisoryCount === 1 ? "y" : "ies"}
+      </title>
+      <path
+        d={map.area}
+        fill="#2563eb"
+        fill-opacity="0.22"
+        stroke="#1d4ed8"
+        stroke-width="2"
+        fill-rule="evenodd"
+      />
+      {map.route ? (
+        <path d={map.route} fill="none" stroke="#1e3a8a" stroke-width="3" stroke-dasharray="6 4" />
+      ) : null}
+      {map.point ? <circle cx={map.point.x} cy={map.point.y} r="5" fill="#1e3a8a" /> : null}
+      {map.markers.map((m) => (
+        <circle
+          cx={m.x}
+          cy={m.y}
+          r="7"
+          fill={m.offMap ? "#fff" : (MARKER_FILL[m.color] ?? "#555")}
+          stroke={MARKER_FILL[m.color] ?? "#555"}
+          stroke-width="3"
+        >
+          <title>
+            {m.name} ({m.color}){m.offMap ? ", beyond the map edge" : ""}
+          </title>
+        </circle>
+      ))}
+    </svg>
+  );
+}
+
+function Advisories(props: { model: PageModel }) {
+  const { color, advisories, advisoryNote } = props.model;
+  return (
+    <section aria-labelledby="advisories-heading">
+      <h2 id="advisories-heading">Airspace</h2>
+      <AreaMap
+        map={props.model.map}
+        geometryType={props.model.geometryType}
+        advisoryCount={advisories.length}
+      />
+      {advisoryNote ? <p class="hint">{advisoryNote}</p> : null}
+      {color ? (
+        <p id="advisory-color">
+          <span class={`badge ${color}`}>{color}</span> {COLOR_MEANING[color] ?? ""}
+        </p>
+      ) : null}
+      {advisories.length > 0 ? (
+        <ul class="advisories">
+          {advisories.map((a) => (
+            <li>
+              <span class={`badge ${a.color}`}>{a.color}</span> {a.name}{" "}
+              <small>({a.type.replace(/_/g, " ")})</small>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+function Rulesets(props: { model: PageModel }) {
+  const { rulesets, rulesetNote, form, errors } = props.model;
+  const error = errorFor(errors, "rulesets");
+  const group = (type: RulesetChoice["selection_type"]) => rulesets.filter((r) => r.selection_type === type);
+  const required = group("required");
+  const pick1 = group("pick1");
+  const optional = group("optional");
+  const Choice = (p: { ruleset: RulesetChoice; type: "radio" | "checkbox"; fixed?: boolean }) => (
+    <label class="choice">
+      <input
+        type={p.type}
+        name={p.fixed ? undefined : p.type === "radio" ? "pick1" : "ruleset"}
+        value={p.ruleset.id}
+        checked={p.fixed || form.selected.includes(p.ruleset.id)}
+        disabled={p.fixed}
+        aria-describedby={p.fixed ? "required-hint" : undefined}
+      />
+      <span>
+        {p.ruleset.name}
+        {p.ruleset.description ? <small>{p.ruleset.description}</small> : null}
+      </span>
+    </label>
+  );
+  return (
+    <fieldset
+      id="rulesets"
+      aria-invalid={error ? "true" : undefined}
+      aria-describedby={error ? "rulesets-error" : undefined}
+    >
+      <legend>Rulesets</legend>
+      {rulesetNote ? <p class="hint">{rulesetNote}</p> : null}
+      <FieldErrorText id="rulesets" error={error} />
+      {required.length > 0 ? (
+        <div>
+          <p class="hint" id="required-hint">
+            Always applied in this area:
+          </p>
+          {required.map((r) => (
+            <Choice ruleset={r} type="checkbox" fixed />
+          ))}
+        </div>
+      ) : null}
+      {pick1.length > 0 ? (
+        <fieldset>
+          <legend>Fly under one of</legend>
+          {pick1.map((r) => (
+            <Choice ruleset={r} type="radio" />
+          ))}
+        </fieldset>
+      ) : null}
+      {optional.length > 0 ? (
+        <fieldset>
+          <legend>Also apply (optional)</legend>
+          {optional.map((r) => (
+            <Choice ruleset={r} type="checkbox" />
+          ))}
+        </fieldset>
+      ) : null}
+    </fieldset>
+  );
+}
+
+function Select(props: {
+  id: string;
+  label: string;
+  options: { value: string; label: string }[];
+  value: string;
+  errors: FieldError[];
+  hint?: string;
+}) {
+  const error = errorFor(props.errors, props.id);
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <select
+        id={props.id}
+        name={props.id}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={describedBy(props.id, error, props.hint ? `${props.id}-hint` : undefined)}
+      >
+        {props.options.map((o) => (
+          <option value={o.value} selected={o.value === props.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {props.hint ? (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      <FieldErrorText id={props.id} error={error} />
+    </div>
+  );
+}
+
+function minutesLabel(minutes: number): string {
+  if (minutes === 0) return "Now";
+  return minutes < 60 ? `${minutes} minutes` : `${minutes / 60} hour${minutes === 60 ? "" : "s"}`;
+}
+
+function CreateFlightPage(props: { model: PageModel }) {
+  const m = props.model;
+  const unit = UNIT_LABEL[m.unit];
+  const userError = errorFor(m.errors, "user_id");
+  const bufferError = errorFor(m.errors, "buffer");
+  return (
+    <Document title={`${m.errors.length > 0 ? "Error: " : ""}Create a flight · ${m.appName}`}>
+      <h1>Create a flight</h1>
+      <p>
+        Requested by <strong>{m.appName}</strong>.
+        {m.returnTo ? (
+          <>
+            {" "}
+            When the flight is created you return to <strong>{m.returnTo}</strong>.
+          </>
+        ) : null}
+      </p>
+      <ErrorSummary errors={m.errors} />
+      <Advisories model={m} />
+      <form method="post" action={m.action} novalidate>
+        <fieldset>
+          <legend>Sign in</legend>
+          <label for="user_id">Pilot user id</label>
+          <input
+            type="text"
+            id="user_id"
+            name="user_id"
+            value={m.form.userId}
+            autocomplete="username"
+            autocapitalize="none"
+            spellcheck={false}
+            maxlength={128}
+            aria-required="true"
+            aria-invalid={userError ? "true" : undefined}
+            aria-describedby={describedBy("user_id", userError, "user_id-hint")}
+          />
+          <p class="hint" id="user_id-hint">
+            The id you use in {m.appName}; the flight is created for this pilot.
+          </p>
+          <FieldErrorText id="user_id" error={userError} />
+        </fieldset>
+        <Rulesets model={m} />
+        <fieldset>
+          <legend>Flight</legend>
+          <div class="row">
+            <Select
+              id="altitude"
+              label={`Maximum altitude above ground (${unit})`}
+              options={m.altitudePresets.map((p) => ({ value: String(p.meters), label: p.label }))}
+              value={String(m.form.altitudeMeters)}
+              errors={m.errors}
+            />
+            {m.form.buffer !== undefined ? (
+              <div>
+                <label for="buffer">
+                  Buffer around the {m.geometryType === "Point" ? "point" : "path"} ({unit})
+                </label>
+                <input
+                  type="number"
+                  id="buffer"
+                  name="buffer"
+                  inputmode="numeric"
+                  min="1"
+                  step="1"
+                  value={m.form.buffer}
+                  aria-invalid={bufferError ? "true" : undefined}
+                  aria-describedby={describedBy("buffer", bufferError)}
+                />
+                <FieldErrorText id="buffer" error={bufferError} />
+              </div>
+            ) : null}
+            <Select
+              id="start"
+              label="Start"
+              options={START_OFFSETS_MINUTES.map((v) => ({
+                value: String(v),
+                label: v === 0 ? "Now" : `In ${minutesLabel(v)}`,
+              }))}
+              value={String(m.form.startOffset)}
+              errors={m.errors}
+            />
+            <Select
+              id="duration"
+              label="Duration"
+              options={DURATIONS_MINUTES.map((v) => ({ value: String(v), label: minutesLabel(v) }))}
+              value={String(m.form.duration)}
+              errors={m.errors}
+            />
+          </div>
+          <p class="hint">
+            Distances in {m.unit === "imperial" ? "feet" : "meters"}.{" "}
+            <a href={m.otherUnitUrl}>Show in {m.unit === "imperial" ? "meters" : "feet"}</a>
+          </p>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" class="primary" name="action" value="create">
+            Create flight
+          </button>
+          <button type="submit" class="secondary" name="action" value="preview">
+            Update airspace
+          </button>
+        </div>
+      </form>
+    </Document>
+  );
+}
+
+/** A link that cannot be used: what is wrong and what to do, never a form. */
+function LinkProblemPage(props: { problems: FieldError[] }) {
+  return (
+    <Document title="Error: this flight link cannot be used">
+      <h1>This flight link cannot be used</h1>
+      <div class="summary" role="alert">
+        <ul>
+          {props.problems.map((p) => (
+            <li>
+              <code>{p.name}</code>: {p.message}
+            </li>
+          ))}
+        </ul>
+      </div>
+      <p>
+        Go back to the app that sent you here and create the flight again; if it keeps failing, tell its
+        developer.
+      </p>
+    </Document>
+  );
+}
+
+/** Without a callback the flight's result is shown here. */
+function FlightCreatedPage(props: { flightId: string; authorizations: Authorization[] }) {
+  return (
+    <Document title="Flight created">
+      <h1>Flight created</h1>
+      <p>
+        Flight id: <code id="flight-id">{props.flightId}</code>
+      </p>
+      <section aria-labelledby="authorizations-heading">
+        <h2 id="authorizations-heading">Authorizations</h2>
+        {props.authorizations.length === 0 ? (
+          <p>No authorization is needed or was requested for this flight.</p>
+        ) : (
+          <ul>
+            {props.authorizations.map((a) => (
+              <li>
+                <strong>{a.authority.name}</strong>: {a.status.replace(/_/g, " ")}. {a.message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Document>
+  );
+}

@@ -1,0 +1,306 @@
+import {
+  altitudePresets,
+  displayDistance,
+  roundCentimeters,
+  snapAltitude,
+  toMeters,
+  type Unit,
+  unitForLocale,
+} from "../domain/deeplink/altitude";
+import { type Authorization, callbackProblem } from "../domain/deeplink/callbacks";
+import {
+  checkLinkFields,
+  DEFAULT_BUFFER_METERS,
+  type FlightLinkRequest,
+  linkFieldsFromQuery,
+  MAX_BUFFER_METERS,
+} from "../domain/deeplink/link";
+import { mapView, takeoffPoint } from "../domain/deeplink/mapView";
+import { completeSelection, type RulesetChoice } from "../domain/deeplink/rulesets";
+import { flightArea } from "../domain/flightArea";
+import type { Polygon } from "../domain/geojson";
+import type { Db } from "../env";
+import type { FieldError } from "../lib/jsend";
+import { findLinkAccount } from "../store/callbacks";
+import type { PageApi } from "./api";
+import {
+  DURATIONS_MINUTES,
+  type FormState,
+  type PageAdvisory,
+  type PageModel,
+  START_OFFSETS_MINUTES,
+} from "./createFlight";
+
+export type LinkAccount = NonNullable<Awaited<ReturnType<typeof findLinkAccount>>>;
+
+export interface OpenedLink {
+  account: LinkAccount;
+  request: FlightLinkRequest;
+  unit: Unit;
+}
+
+/** Reads and checks the link: its application, its fields and its callback; every problem named. */
+export async function openLink(
+  db: Db,
+  query: URLSearchParams,
+  acceptLanguage: string | undefined,
+  development: boolean,
+): Promise<{ ok: true; link: OpenedLink } | { ok: false; problems: FieldError[] }> {
+  const problems: FieldError[] = [];
+  const clientId = query.get("client_id");
+  const account = clientId ? await findLinkAccount(db, clientId) : null;
+  if (!clientId)
+    problems.push({ name: "client_id", message: "missing: the link does not say which application sent it" });
+  else if (!account)
+    problems.push({ name: "client_id", message: "names no application registered with this service" });
+  const check = checkLinkFields(linkFieldsFromQuery(query), "ignore");
+  if (!check.ok) problems.push(...check.errors);
+  if (check.ok && account && check.request.callbackUrl !== undefined) {
+    const problem = callbackProblem(check.request.callbackUrl, account.callbackPrefixes, development);
+    if (problem) problems.push({ name: "callback_url", message: problem });
+  }
+  if (!account || !check.ok || problems.length > 0) return { ok: false, problems };
+  const units = query.get("units");
+  const unit = units === "metric" || units === "imperial" ? units : unitForLocale(acceptLanguage);
+  return { ok: true, link: { account, request: check.request, unit } };
+}
+
+const hasBuffer = (request: FlightLinkRequest) => request.geometry.type !== "Polygon";
+
+/** The form as the link pre-fills it. */
+export function initialForm(link: OpenedLink): Omit<FormState, "selected"> {
+  const { request, unit } = link;
+  return {
+    userId: "",
+    altitudeMeters: snapAltitude(request.altitude, unit).meters,
+    buffer: hasBuffer(request)
+      ? String(displayDistance(request.buffer ?? DEFAULT_BUFFER_METERS, unit))
+      : undefined,
+    startOffset: 0,
+    duration: 60,
+  };
+}
+
+type FormBody = Record<string, string | File | (string | File)[]>;
+
+/** The pilot's submitted form, with a message for every field that cannot be used. */
+export function readForm(link: OpenedLink, body: FormBody): { form: FormState; errors: FieldError[] } {
+  const one = (name: string) => {
+    const value = body[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    return typeof first === "string" ? first.trim() : "";
+  };
+  const all = (name: string) => {
+    const value = body[name];
+    return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+      (v): v is string => typeof v === "string",
+    );
+  };
+  const errors: FieldError[] = [];
+  const defaults = initialForm(link);
+  const altitude = Number(one("altitude"));
+  const preset = altitudePresets(link.unit).find((p) => p.meters === altitude);
+  if (!preset) errors.push({ name: "altitude", message: "choose one of the listed altitudes" });
+  const startOffset = Number(one("start"));
+  if (!START_OFFSETS_MINUTES.includes(startOffset))
+    errors.push({ name: "start", message: "choose one of the listed start times" });
+  const duration = Number(one("duration"));
+  if (!DURATIONS_MINUTES.includes(duration))
+    errors.push({ name: "duration", message: "choose one of the listed durations" });
+  let buffer: string | undefined;
+  if (hasBuffer(link.request)) {
+    buffer = one("buffer");
+    const meters = toMeters(Number(buffer), link.unit);
+    if (buffer === "" || !Number.isFinite(meters) || meters <= 0 || meters > MAX_BUFFER_METERS) {
+      const max = displayDistance(MAX_BUFFER_METERS, link.unit);
+      errors.push({ name: "buffer", message: `enter a distance greater than 0 and at most ${max}` });
+    }
+  }
+  return {
+    form: {
+      userId: one("user_id").slice(0, 128),
+      altitudeMeters: preset?.meters ?? defaults.altitudeMeters,
+      buffer,
+      selected: [...all("pick1"), ...all("ruleset")],
+      startOffset: errors.some((e) => e.name === "start") ? defaults.startOffset : startOffset,
+      duration: errors.some((e) => e.name === "duration") ? defaults.duration : duration,
+    },
+    errors,
+  };
+}
+
+/** The flight area for the form's buffer (the link's when the pilot's is unusable). */
+export function areaOf(link: OpenedLink, form: FormState): Polygon {
+  const { geometry } = link.request;
+  if (geometry.type === "Polygon") return geometry;
+  const meters = roundCentimeters(toMeters(Number(form.buffer), link.unit));
+  const buffer =
+    Number.isFinite(meters) && meters > 0 && meters <= MAX_BUFFER_METERS
+      ? meters
+      : (link.request.buffer ?? DEFAULT_BUFFER_METERS);
+  return flightArea(geometry, buffer);
+}
+
+export interface Airspace {
+  /** False when the rules API refused: no flight may be created without its rulesets. */
+  rulesetsLoaded: boolean;
+  rulesets: RulesetChoice[];
+  rulesetNote?: string;
+  color?: string;
+  advisories: PageAdvisory[];
+  advisoryNote?: string;
+}
+
+/** Rulesets that apply to the area, then the advisories under the chosen ones, from the public API. */
+export async function loadAirspace(
+  api: PageApi,
+  area: Polygon,
+  chosen: (rulesets: RulesetChoice[]) => string[],
+): Promise<Airspace & { selected: string[] }> {
+  const rules = await api.post<RulesetChoice[]>("/rules/v1/", { geometry: area });
+  if (!rules.ok) {
+    return {
+      rulesetsLoaded: false,
+      rulesets: [],
+      selected: [],
+      rulesetNote: `Rulesets could not be loaded: ${rules.message}`,
+      advisories: [],
+      advisoryNote: "Advisories could not be loaded without rulesets.",
+    };
+  }
+  const rulesets = rules.data;
+  const selected = chosen(rulesets);
+  const rulesetNote = rulesets.length === 0 ? "No rulesets apply to this area." : undefined;
+  const advisoryRulesets = completeSelection(rulesets, selected);
+  if (advisoryRulesets.length === 0) {
+    return {
+      rulesetsLoaded: true,
+      rulesets,
+      selected,
+      rulesetNote,
+      advisories: [],
+      advisoryNote: "Choose rulesets to see the advisories that apply.",
+    };
+  }
+  const answer = await api.post<{ color: string; advisories: PageAdvisory[] }>("/advisory/v2/airspace", {
+    geometry: area,
+    rulesets: advisoryRulesets.join(","),
+  });
+  if (!answer.ok) {
+    return {
+      rulesetsLoaded: true,
+      rulesets,
+      selected,
+      rulesetNote,
+      advisories: [],
+      advisoryNote: `Advisories could not be loaded: ${answer.message}`,
+    };
+  }
+  return {
+    rulesetsLoaded: true,
+    rulesets,
+    selected,
+    rulesetNote,
+    color: answer.data.color,
+    advisories: answer.data.advisories,
+  };
+}
+
+/** Everything the page draws. */
+export function pageModel(
+  link: OpenedLink,
+  form: Omit<FormState, "selected">,
+  airspace: Airspace & { selected: string[] },
+  area: Polygon,
+  requestUrl: URL,
+  errors: FieldError[],
+): PageModel {
+  const otherUnit = new URL(requestUrl);
+  otherUnit.searchParams.set("units", link.unit === "imperial" ? "metric" : "imperial");
+  return {
+    appName: link.account.name,
+    action: `${requestUrl.pathname}${requestUrl.search}`,
+    unit: link.unit,
+    otherUnitUrl: `${otherUnit.pathname}${otherUnit.search}`,
+    geometryType: link.request.geometry.type,
+    map: mapView(area, link.request.geometry, airspace.advisories),
+    color: airspace.color,
+    advisories: airspace.advisories,
+    advisoryNote: airspace.advisoryNote,
+    rulesets: airspace.rulesets,
+    rulesetNote: airspace.rulesetNote,
+    altitudePresets: altitudePresets(link.unit),
+    form: { ...form, selected: airspace.selected },
+    errors,
+    returnTo: link.request.callbackUrl ? new URL(link.request.callbackUrl).host : undefined,
+  };
+}
+
+/** API field names as the page's fields, so an API refusal lands next to the control that caused it. */
+const PAGE_FIELD: Record<string, string> = {
+  user_id: "user_id",
+  max_altitude_agl: "altitude",
+  buffer: "buffer",
+  rulesets: "rulesets",
+  start_time: "start",
+  end_time: "duration",
+};
+
+function pageErrors(answer: { message: string; errors: FieldError[] }): FieldError[] {
+  if (answer.errors.length === 0) return [{ name: "form", message: answer.message }];
+  return answer.errors.map((e) =>
+    PAGE_FIELD[e.name]
+      ? { name: PAGE_FIELD[e.name]!, message: e.message }
+      : { name: "form", message: `${e.name}: ${e.message}` },
+  );
+}
+
+/**
+ * Signs the pilot in (a token for the link's account), creates and submits the plan through the
+ * API, and reads back the flight's authorizations.
+ */
+export async function createFlight(
+  api: PageApi,
+  link: OpenedLink,
+  form: FormState,
+  rulesets: string[],
+  now = Date.now(),
+): Promise<
+  { ok: true; flightId: string; authorizations: Authorization[] } | { ok: false; errors: FieldError[] }
+> {
+  const signIn = await api.post<{ id_token: string }>("/auth/v1/anonymous/token", { user_id: form.userId });
+  if (!signIn.ok) return { ok: false, errors: pageErrors(signIn) };
+  const token = signIn.data.id_token;
+  const { geometry } = link.request;
+  const [longitude, latitude] = takeoffPoint(geometry);
+  const start = now + form.startOffset * 60_000;
+  const plan = await api.post<{ id: string }>(
+    "/flight/v2/plan",
+    {
+      takeoff_latitude: latitude,
+      takeoff_longitude: longitude,
+      start_time: form.startOffset === 0 ? "now" : new Date(start).toISOString(),
+      end_time: new Date(start + form.duration * 60_000).toISOString(),
+      max_altitude_agl: form.altitudeMeters,
+      buffer:
+        geometry.type === "Polygon" ? undefined : roundCentimeters(toMeters(Number(form.buffer), link.unit)),
+      geometry,
+      rulesets,
+    },
+    token,
+  );
+  if (!plan.ok) return { ok: false, errors: pageErrors(plan) };
+  const submitted = await api.post<{ flight_id: string }>(
+    `/flight/v2/plan/${encodeURIComponent(plan.data.id)}/submit`,
+    {},
+    token,
+  );
+  if (!submitted.ok) return { ok: false, errors: pageErrors(submitted) };
+  const flightId = submitted.data.flight_id;
+  const flight = await api.get<{ authorizations?: Authorization[] }>(
+    `/flight/v2/${encodeURIComponent(flightId)}`,
+    token,
+  );
+  if (!flight.ok) return { ok: false, errors: pageErrors(flight) };
+  return { ok: true, flightId, authorizations: flight.data.authorizations ?? [] };
+}
