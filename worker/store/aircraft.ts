@@ -41,12 +41,17 @@ function nameContains(column: AnySQLiteColumn, text: string): SQL {
   return sql`${column} LIKE ${pattern} ESCAPE '\\'`;
 }
 
+/** Alphabetical as people read it: "senseFly" among the S's. */
+function byName(column: AnySQLiteColumn): SQL {
+  return sql`${column} COLLATE NOCASE`;
+}
+
 export async function listManufacturers(db: Db, q?: string) {
   return db
     .select({ id: manufacturers.id, name: manufacturers.name, url: manufacturers.url })
     .from(manufacturers)
     .where(q ? nameContains(manufacturers.name, q) : undefined)
-    .orderBy(asc(manufacturers.name));
+    .orderBy(byName(manufacturers.name));
 }
 
 function modelsQuery(db: Db) {
@@ -66,7 +71,7 @@ export async function listModels(db: Db, filter: { manufacturerId?: string; q?: 
     );
   const rows = await modelsQuery(db)
     .where(and(...conditions))
-    .orderBy(asc(manufacturers.name), asc(aircraftModels.name));
+    .orderBy(byName(manufacturers.name), byName(aircraftModels.name));
   return rows.map(modelView);
 }
 

@@ -1,0 +1,300 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { base64url, fromBase64url } from "../../worker/lib/hash";
+import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
+import { clearKeyCache } from "../../worker/middleware/apiKey";
+import { call, createAccount, type TestAccount } from "./helpers";
+import { asPilot, newPilot, type TestPilot } from "./pilotFixtures";
+
+/**
+ * How a route is guarded:
+ * - key: an API key only;
+ * - optionalToken: an API key, and a token that must be valid when sent (reads that show more to the owner);
+ * - token: an API key and a valid token of the calling account;
+ * - ownPilot: a token whose pilot is the `{pilot}` in the path.
+ */
+type Guard = "key" | "optionalToken" | "token" | "ownPilot";
+
+interface ProtectedRoute {
+  method: string;
+  /** `{pilot}` and `{aircraft}` are replaced by the victim's pilot id and aircraft id. */
+  path: string;
+  guard: Guard;
+  body?: unknown;
+}
+
+/** Every route that takes an API key or a token. Adding a route is adding a line. */
+const ROUTES: ProtectedRoute[] = [
+  { method: "POST", path: "/auth/v1/anonymous/token", guard: "key", body: { user_id: "matrix" } },
+  { method: "GET", path: "/pilot/v2/profile", guard: "token" },
+  { method: "GET", path: "/pilot/v2/{pilot}", guard: "optionalToken" },
+  { method: "PATCH", path: "/pilot/v2/{pilot}", guard: "ownPilot", body: { first_name: "Matrix" } },
+  { method: "POST", path: "/pilot/v2/{pilot}/phone/send_token", guard: "ownPilot", body: {} },
+  {
+    method: "POST",
+    path: "/pilot/v2/{pilot}/phone/verify_token",
+    guard: "ownPilot",
+    body: { token: "000000" },
+  },
+  { method: "POST", path: "/pilot/v2/{pilot}/email/send_token", guard: "ownPilot", body: {} },
+  {
+    method: "POST",
+    path: "/pilot/v2/{pilot}/email/verify_token",
+    guard: "ownPilot",
+    body: { token: "000000" },
+  },
+  { method: "GET", path: "/pilot/v2/{pilot}/aircraft", guard: "ownPilot" },
+  {
+    method: "POST",
+    path: "/pilot/v2/{pilot}/aircraft",
+    guard: "ownPilot",
+    body: { nickname: "Matrix", model_id: "model|dji-mini-2" },
+  },
+  { method: "GET", path: "/pilot/v2/{pilot}/aircraft/{aircraft}", guard: "ownPilot" },
+  {
+    method: "PATCH",
+    path: "/pilot/v2/{pilot}/aircraft/{aircraft}",
+    guard: "ownPilot",
+    body: { nickname: "M" },
+  },
+  { method: "DELETE", path: "/pilot/v2/{pilot}/aircraft/{aircraft}", guard: "ownPilot" },
+  { method: "GET", path: "/aircraft/v2/manufacturer", guard: "key" },
+  { method: "GET", path: "/aircraft/v2/model", guard: "key" },
+  { method: "GET", path: "/aircraft/v2/model/model%7Cdji-mini-2", guard: "key" },
+  { method: "GET", path: "/dev/v1/outbox?pilot_id={pilot}", guard: "key" },
+];
+
+/** The cast of every row: the victim pilot, a second pilot of the same account, another account. */
+interface Fixture {
+  victim: TestPilot;
+  aircraftId: string;
+  samePilotAccount: TestPilot;
+  otherAccount: TestPilot;
+  revoked: TestAccount;
+  forged: Record<string, string>;
+}
+
+const TOKEN_GUARDS: Guard[] = ["optionalToken", "token", "ownPilot"];
+
+/** What each kind of credential must get, per guard: a status, or skip when it does not apply. */
+interface Case {
+  name: string;
+  credentials(f: Fixture): { apiKey?: string; token?: string; headers?: Record<string, string> };
+  expected: Partial<Record<Guard, number>>;
+}
+
+const everyGuard = (status: number) => ({
+  key: status,
+  optionalToken: status,
+  token: status,
+  ownPilot: status,
+});
+const tokenGuards = (status: number) => Object.fromEntries(TOKEN_GUARDS.map((g) => [g, status]));
+
+const FORGERIES = [
+  "alg none",
+  "HS256 keyed with the public key",
+  "tampered payload",
+  "expired",
+  "another issuer",
+  "signed by another key",
+];
+
+const CASES: Case[] = [
+  { name: "own credentials", credentials: (f) => own(f), expected: everyGuard(200) },
+  { name: "no API key", credentials: (f) => ({ token: f.victim.token }), expected: everyGuard(401) },
+  {
+    name: "unknown API key",
+    credentials: (f) => ({ apiKey: "wsk_unknownunknownunknownunknownunknown00", token: f.victim.token }),
+    expected: everyGuard(401),
+  },
+  {
+    name: "revoked API key",
+    credentials: (f) => ({ apiKey: f.revoked.apiKey, token: f.victim.token }),
+    expected: everyGuard(401),
+  },
+  {
+    name: "no token",
+    credentials: (f) => ({ apiKey: f.victim.apiKey }),
+    expected: { optionalToken: 200, token: 401, ownPilot: 401 },
+  },
+  {
+    name: "malformed Authorization header",
+    credentials: (f) => ({ apiKey: f.victim.apiKey, headers: { Authorization: `Basic ${f.victim.token}` } }),
+    expected: tokenGuards(401),
+  },
+  ...FORGERIES.map((forgery) => ({
+    name: `forged token: ${forgery}`,
+    credentials: (f: Fixture) => ({ apiKey: f.victim.apiKey, token: f.forged[forgery] }),
+    expected: tokenGuards(401),
+  })),
+  {
+    name: "token of another account's pilot",
+    credentials: (f) => ({ apiKey: f.victim.apiKey, token: f.otherAccount.token }),
+    expected: tokenGuards(401),
+  },
+  {
+    name: "another pilot of the same account",
+    credentials: (f) => ({ apiKey: f.victim.apiKey, token: f.samePilotAccount.token }),
+    expected: { optionalToken: 200, ownPilot: 403 },
+  },
+  {
+    name: "another account, with its own key and pilot",
+    credentials: (f) => ({ apiKey: f.otherAccount.apiKey, token: f.otherAccount.token }),
+    expected: { optionalToken: 404, ownPilot: 403 },
+  },
+];
+
+function own(f: Fixture) {
+  return { apiKey: f.victim.apiKey, token: f.victim.token };
+}
+
+function claimsOf(token: string): TokenClaims {
+  return JSON.parse(new TextDecoder().decode(fromBase64url(token.split(".")[1]!)));
+}
+
+function encodeJson(value: unknown): string {
+  return base64url(new TextEncoder().encode(JSON.stringify(value)));
+}
+
+/** Tokens an attacker could make: each must be refused. */
+async function forgeries(victim: TestPilot, attacker: TestPilot): Promise<Record<string, string>> {
+  const claims = claimsOf(victim.token);
+  const [header] = victim.token.split(".") as [string];
+  const { kid } = JSON.parse(new TextDecoder().decode(fromBase64url(header)));
+  const key = await signingKey(env.JWT_PRIVATE_KEY);
+  const now = Math.floor(Date.now() / 1000);
+
+  const hsHeader = encodeJson({ alg: "HS256", typ: "JWT", kid });
+  const hmacKey = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(JSON.stringify(key.publicJwk)),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const hsSigned = `${hsHeader}.${encodeJson(claims)}`;
+  const hsSignature = new Uint8Array(
+    await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode(hsSigned)),
+  );
+
+  // The attacker's own valid token, with the payload swapped for the victim's identity.
+  const [attackerHeader, , attackerSignature] = attacker.token.split(".");
+  const tampered = `${attackerHeader}.${encodeJson({ ...claimsOf(attacker.token), sub: victim.pilotId })}.${attackerSignature}`;
+
+  const strangerKey = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
+  const strangerSigned = await signToken(claims, { ...key, privateKey: strangerKey.privateKey });
+
+  return {
+    "alg none": `${encodeJson({ alg: "none", typ: "JWT" })}.${encodeJson(claims)}.`,
+    "HS256 keyed with the public key": `${hsSigned}.${base64url(hsSignature)}`,
+    "tampered payload": tampered,
+    expired: await signToken({ ...claims, iat: now - 90_000, exp: now - 60 }, key),
+    "another issuer": await signToken({ ...claims, iss: "https://evil.example/auth" }, key),
+    "signed by another key": strangerSigned,
+  };
+}
+
+async function revokedAccount(): Promise<TestAccount> {
+  const account = await createAccount("revoked");
+  await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+    .bind(Date.now(), account.keyId)
+    .run();
+  return account;
+}
+
+/** A fresh cast per route, so a route that changes or deletes the victim's records affects no other row. */
+async function fixture(): Promise<Fixture> {
+  const victim = await newPilot("victim");
+  await asPilot(victim, victim.path, {
+    method: "PATCH",
+    body: { phone: "+13105551212", email: "v@example.com" },
+  });
+  const aircraft = await asPilot(victim, `${victim.path}/aircraft`, {
+    method: "POST",
+    body: { nickname: "Victim's", model_id: "model|dji-mini-2" },
+  });
+  const samePilotAccount = await newPilot("neighbour", victim.account);
+  return {
+    victim,
+    aircraftId: aircraft.json.data.id,
+    samePilotAccount,
+    otherAccount: await newPilot("victim"),
+    revoked: await revokedAccount(),
+    forged: await forgeries(victim, samePilotAccount),
+  };
+}
+
+function pathFor(route: ProtectedRoute, f: Fixture): string {
+  return route.path
+    .replaceAll("{pilot}", encodeURIComponent(f.victim.pilotId))
+    .replaceAll("{aircraft}", encodeURIComponent(f.aircraftId));
+}
+
+describe.each(ROUTES)("$method $path ($guard)", (route) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+  });
+
+  // "own credentials" runs last: DELETE succeeds once, and the refusals must see the record intact.
+  const cases = [...CASES.slice(1), CASES[0]!].filter((c) => c.expected[route.guard] !== undefined);
+  it.each(cases)("$name", async (c) => {
+    const res = await call(pathFor(route, f), {
+      method: route.method,
+      body: route.body,
+      ...c.credentials(f),
+    });
+    const expected = c.expected[route.guard]!;
+    expect(res.status, res.text).toBe(expected);
+    if (expected >= 400) expect(res.json).toMatchObject({ status: "fail", data: { code: expected } });
+  });
+});
+
+describe("revoking a key", () => {
+  it("takes effect once the isolate's key cache expires (cleared here)", async () => {
+    const account = await createAccount();
+    const first = await call("/aircraft/v2/manufacturer", { apiKey: account.apiKey });
+    expect(first.status).toBe(200);
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+      .bind(Date.now(), account.keyId)
+      .run();
+    clearKeyCache();
+    const after = await call("/aircraft/v2/manufacturer", { apiKey: account.apiKey });
+    expect(after.status).toBe(401);
+  });
+});
+
+describe("what a refused caller learns", () => {
+  it("gets no profile data from a 403 or 401", async () => {
+    const f = await fixture();
+    for (const credentials of [
+      { apiKey: f.victim.apiKey, token: f.samePilotAccount.token },
+      { apiKey: f.victim.apiKey, token: f.forged["alg none"] },
+    ]) {
+      const res = await call(f.victim.path, { method: "PATCH", body: { first_name: "x" }, ...credentials });
+      expect(res.text).not.toContain("+13105551212");
+      expect(res.text).not.toContain("v@example.com");
+    }
+  });
+
+  it("sees only the public profile when reading another pilot with its own token", async () => {
+    const f = await fixture();
+    const res = await call(f.victim.path, { apiKey: f.victim.apiKey, token: f.samePilotAccount.token });
+    expect(Object.keys(res.json.data).sort()).toEqual(["id", "statistics", "username"]);
+  });
+
+  it("validates nothing before authorizing: a stranger's invalid body is still 403", async () => {
+    const f = await fixture();
+    const res = await call(f.victim.path, {
+      method: "PATCH",
+      body: { app_metadata: { admin: true } },
+      apiKey: f.victim.apiKey,
+      token: f.samePilotAccount.token,
+    });
+    expect(res.status).toBe(403);
+  });
+});
