@@ -1,0 +1,136 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { isLogLevel, type LogLevel } from "./log";
+
+export const HELP = `Windsock telemetry relay: receives encrypted telemetry datagrams over UDP (spec 4.6), decrypts
+and validates them, and posts the records to the worker's internal API.
+
+Usage: tsx relay/main.ts [options]
+
+Options (each also read from the environment variable in brackets; flags win):
+  --port <n>              UDP port to receive on [TELEMETRY_PORT] (16060)
+  --host <addr>           address to bind; "::" for IPv6 and IPv4 [TELEMETRY_HOST] (0.0.0.0)
+  --worker-url <url>      the worker's base URL [WORKER_URL] (http://127.0.0.1:8787)
+  --metrics-port <n>      Prometheus metrics on http://<metrics-host>:<n>/metrics; 0 picks a free port
+                          [RELAY_METRICS_PORT] (9464)
+  --metrics-host <addr>   [RELAY_METRICS_HOST] (127.0.0.1)
+  --spool-dir <dir>       where batches wait while the worker is unreachable
+                          [RELAY_SPOOL_DIR] ($STATE_DIR/relay-spool, STATE_DIR defaulting to .wrangler/state)
+  --max-spool-mb <n>      spool size limit; beyond it records are dropped and counted [RELAY_MAX_SPOOL_MB] (1024)
+  --rate-per-ip <n>       datagrams a second per source address, 0 for no limit [RELAY_RATE_PER_IP] (1000)
+  --burst-per-ip <n>      bucket size per source address [RELAY_BURST_PER_IP] (2 x rate)
+  --batch-size <n>        records per post to the worker, at most 2000 [RELAY_BATCH_SIZE] (500)
+  --batch-ms <n>          longest wait before a partial batch is posted [RELAY_BATCH_MS] (200)
+  --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (50000)
+  --max-in-flight <n>     concurrent posts to the worker [RELAY_MAX_IN_FLIGHT] (4)
+  --key-ttl-ms <n>        how long a session key is trusted before it is looked up again [RELAY_KEY_TTL_MS] (30000)
+  --unknown-ttl-ms <n>    how long "no open session" is trusted [RELAY_UNKNOWN_TTL_MS] (5000)
+  --recv-buffer-mb <n>    UDP receive buffer (capped by net.core.rmem_max) [RELAY_RECV_BUFFER_MB] (4)
+  --shutdown-ms <n>       on SIGTERM, how long to keep posting before spooling the rest [RELAY_SHUTDOWN_MS] (5000)
+  --log-level <level>     debug, info, warn or error [LOG_LEVEL] (info)
+  --help                  this text
+
+The relay credential is read from the environment only: RELAY_SECRET (the worker's secret of the same
+name). Logs are JSON lines on stdout. SIGTERM or SIGINT stops intake, flushes and exits.`;
+
+export interface RelayConfig {
+  port: number;
+  host: string;
+  workerUrl: string;
+  secret: string;
+  metricsPort: number;
+  metricsHost: string;
+  spoolDir: string;
+  maxSpoolBytes: number;
+  ratePerIp: number;
+  burstPerIp: number;
+  batchSize: number;
+  batchDelayMs: number;
+  maxQueuedRecords: number;
+  maxInFlight: number;
+  keyTtlMs: number;
+  unknownTtlMs: number;
+  recvBufferBytes: number;
+  shutdownMs: number;
+  logLevel: LogLevel;
+}
+
+const NUMERIC = {
+  port: ["TELEMETRY_PORT", 16060],
+  "metrics-port": ["RELAY_METRICS_PORT", 9464],
+  "max-spool-mb": ["RELAY_MAX_SPOOL_MB", 1024],
+  "rate-per-ip": ["RELAY_RATE_PER_IP", 1000],
+  "burst-per-ip": ["RELAY_BURST_PER_IP", undefined],
+  "batch-size": ["RELAY_BATCH_SIZE", 500],
+  "batch-ms": ["RELAY_BATCH_MS", 200],
+  "max-queue": ["RELAY_MAX_QUEUE", 50_000],
+  "max-in-flight": ["RELAY_MAX_IN_FLIGHT", 4],
+  "key-ttl-ms": ["RELAY_KEY_TTL_MS", 30_000],
+  "unknown-ttl-ms": ["RELAY_UNKNOWN_TTL_MS", 5000],
+  "recv-buffer-mb": ["RELAY_RECV_BUFFER_MB", 4],
+  "shutdown-ms": ["RELAY_SHUTDOWN_MS", 5000],
+} as const satisfies Record<string, [string, number | undefined]>;
+
+const TEXT = {
+  host: ["TELEMETRY_HOST", "0.0.0.0"],
+  "worker-url": ["WORKER_URL", "http://127.0.0.1:8787"],
+  "metrics-host": ["RELAY_METRICS_HOST", "127.0.0.1"],
+  "spool-dir": ["RELAY_SPOOL_DIR", undefined],
+  "log-level": ["LOG_LEVEL", "info"],
+} as const satisfies Record<string, [string, string | undefined]>;
+
+/** Reads the configuration; `help` when --help was asked for. Throws with a message naming the bad option. */
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): RelayConfig | "help" {
+  const options = Object.fromEntries(
+    [...Object.keys(NUMERIC), ...Object.keys(TEXT)].map((name) => [name, { type: "string" as const }]),
+  );
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...options, help: { type: "boolean" } },
+    strict: true,
+  });
+  if (values.help) return "help";
+  const flags = values as Record<string, string | undefined>;
+
+  const number = (name: keyof typeof NUMERIC): number | undefined => {
+    const [variable, fallback] = NUMERIC[name];
+    const raw = flags[name] ?? env[variable];
+    if (raw === undefined || raw === "") return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0)
+      throw new Error(`--${name} (${variable}) must be a number ≥ 0, not "${raw}"`);
+    return value;
+  };
+  const text = (name: keyof typeof TEXT): string | undefined =>
+    flags[name] ?? env[TEXT[name][0]] ?? TEXT[name][1];
+
+  const secret = env.RELAY_SECRET;
+  if (!secret) throw new Error("RELAY_SECRET is not set: the relay authenticates to the worker with it");
+  const logLevel = text("log-level")!;
+  if (!isLogLevel(logLevel))
+    throw new Error(`--log-level must be debug, info, warn or error, not "${logLevel}"`);
+  const ratePerIp = number("rate-per-ip")!;
+  const batchSize = number("batch-size")!;
+  if (batchSize < 1 || batchSize > 2000) throw new Error("--batch-size must be 1..2000");
+  return {
+    port: number("port")!,
+    host: text("host")!,
+    workerUrl: text("worker-url")!.replace(/\/+$/, ""),
+    secret,
+    metricsPort: number("metrics-port")!,
+    metricsHost: text("metrics-host")!,
+    spoolDir: text("spool-dir") ?? path.resolve(env.STATE_DIR ?? ".wrangler/state", "relay-spool"),
+    maxSpoolBytes: number("max-spool-mb")! * 1024 * 1024,
+    ratePerIp,
+    burstPerIp: number("burst-per-ip") ?? 2 * ratePerIp,
+    batchSize,
+    batchDelayMs: number("batch-ms")!,
+    maxQueuedRecords: number("max-queue")!,
+    maxInFlight: Math.max(1, number("max-in-flight")!),
+    keyTtlMs: number("key-ttl-ms")!,
+    unknownTtlMs: number("unknown-ttl-ms")!,
+    recvBufferBytes: number("recv-buffer-mb")! * 1024 * 1024,
+    shutdownMs: number("shutdown-ms")!,
+    logLevel,
+  };
+}

@@ -1,0 +1,137 @@
+import { decodeMessage, invalidField, type TelemetrySchema } from "../worker/domain/telemetryMessages";
+import { decrypt } from "./crypto";
+import { type Datagram, parseDatagram, type RawRecord, splitRecords } from "./datagram";
+import type { KeyCache, KeyEntry } from "./keyCache";
+import type { Log } from "./log";
+import type { RelayMetrics } from "./metrics";
+import type { SourceRateLimit } from "./rateLimit";
+import { ReplayWindow } from "./replayWindow";
+import type { ForwardedRecord, Session } from "./workerClient";
+
+/** Replay windows kept at most; the least recently used session's goes first. */
+const MAX_WINDOWS = 100_000;
+
+export interface IntakeParts {
+  schema: TelemetrySchema;
+  keys: KeyCache;
+  limiter: SourceRateLimit;
+  forward: (record: ForwardedRecord) => void;
+  metrics: RelayMetrics;
+  log: Log;
+}
+
+/**
+ * Turns datagrams into records: rate limit per source, framing, the flight's session key (looked up
+ * once, then cached), decryption (a failure looks the key up again once: the session may have rotated),
+ * the session's replay window, then each record decoded and range-checked. Every drop is counted by
+ * reason; nothing a datagram contains can make handle() throw.
+ */
+export class Intake {
+  private readonly windows = new Map<string, ReplayWindow>();
+
+  constructor(private readonly parts: IntakeParts) {}
+
+  handle(datagram: Buffer, source: string): void {
+    this.parts.metrics.datagramsReceived.inc();
+    this.settle(() => this.receive(datagram, source, Date.now()));
+  }
+
+  /** Replay windows held, for the metrics. */
+  get sessions(): number {
+    return this.windows.size;
+  }
+
+  /** Runs one step of the pipeline; counts the drop it names, or the error it throws. */
+  private settle(step: () => string | undefined): void {
+    try {
+      const dropped = step();
+      if (dropped) this.parts.metrics.datagramsDropped.inc({ reason: dropped });
+    } catch (err) {
+      this.parts.metrics.datagramsDropped.inc({ reason: "internal_error" });
+      this.parts.log.error("datagram handling failed", { error: String((err as Error)?.stack ?? err) });
+    }
+  }
+
+  /** Each step returns why the datagram was dropped, or undefined when it went on (maybe later). */
+  private receive(datagram: Buffer, source: string, now: number): string | undefined {
+    if (!this.parts.limiter.take(source, now)) return "rate_limited";
+    const parsed = parseDatagram(datagram);
+    if (typeof parsed === "string") return parsed;
+    const entry = this.parts.keys.peek(parsed.flightId, now);
+    if (entry) return this.open(parsed, entry, now, true);
+    this.parts.keys.load(parsed.flightId, now).then(
+      (loaded) => this.settle(() => this.open(parsed, loaded, Date.now(), false)),
+      () => this.settle(() => "key_unavailable"),
+    );
+    return undefined;
+  }
+
+  private open(datagram: Datagram, entry: KeyEntry, now: number, mayRefetch: boolean): string | undefined {
+    if (!entry.session) return "unknown_flight";
+    const payload = decrypt(entry.session.key, datagram.iv, datagram.ciphertext);
+    const records = payload && splitRecords(payload);
+    if (records) return this.accept(datagram, entry.session, records, now);
+    const failure = payload ? "bad_payload_framing" : "decrypt_failed";
+    const refetch = mayRefetch ? this.parts.keys.refetch(datagram.flightId, now) : undefined;
+    if (!refetch) return failure;
+    const previous = entry.session.id;
+    refetch.then(
+      (fresh) =>
+        this.settle(() =>
+          fresh.session?.id === previous ? failure : this.open(datagram, fresh, Date.now(), false),
+        ),
+      () => this.settle(() => failure),
+    );
+    return undefined;
+  }
+
+  private accept(
+    datagram: Datagram,
+    session: Session,
+    records: RawRecord[],
+    now: number,
+  ): string | undefined {
+    const verdict = this.window(session.id).check(datagram.serial);
+    if (verdict !== "fresh") return verdict;
+    const { metrics, schema } = this.parts;
+    metrics.datagramsAccepted.inc();
+    const dropRecord = (reason: string) => metrics.recordsDropped.inc({ reason });
+    for (const [index, raw] of records.entries()) {
+      const kind = schema.byId.get(raw.typeId);
+      if (!kind) {
+        dropRecord("unknown_type");
+        continue;
+      }
+      const message = decodeMessage(kind, raw.bytes);
+      if (!message || invalidField(kind, message)) {
+        dropRecord(message ? "out_of_range" : "malformed");
+        continue;
+      }
+      metrics.recordsAccepted.inc();
+      this.parts.forward({
+        flight_id: datagram.flightId,
+        session_id: session.id,
+        serial: datagram.serial,
+        index,
+        type: message.type,
+        timestamp: message.timestamp,
+        received_at: now,
+        fields: message.fields,
+      });
+    }
+    return undefined;
+  }
+
+  private window(sessionId: string): ReplayWindow {
+    let window = this.windows.get(sessionId);
+    if (window) {
+      // Most datagrams come from the few sessions flying now; re-inserting keeps them last to go.
+      this.windows.delete(sessionId);
+    } else {
+      window = new ReplayWindow();
+      if (this.windows.size >= MAX_WINDOWS) this.windows.delete(this.windows.keys().next().value!);
+    }
+    this.windows.set(sessionId, window);
+    return window;
+  }
+}

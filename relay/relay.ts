@@ -1,0 +1,127 @@
+import { createSocket } from "node:dgram";
+import type { AddressInfo } from "node:net";
+import type { RelayConfig } from "./config";
+import { Forwarder } from "./forwarder";
+import { Intake } from "./intake";
+import { KeyCache } from "./keyCache";
+import type { Log } from "./log";
+import { telemetrySchema } from "./messages";
+import { Gauge, relayMetrics, serveMetrics } from "./metrics";
+import { SourceRateLimit } from "./rateLimit";
+import { Spool } from "./spool";
+import { WorkerClient } from "./workerClient";
+
+const SWEEP_MS = 10_000;
+const KEY_CACHE_ENTRIES = 100_000;
+const MAX_PENDING_KEY_FETCHES = 64;
+const RETRY_BASE_MS = 250;
+const RETRY_MAX_MS = 30_000;
+
+export interface RunningRelay {
+  port: number;
+  metricsPort: number;
+  /** Stops intake, posts or spools everything accepted, and frees the ports. */
+  close(): Promise<void>;
+}
+
+/** Assembles the relay from its configuration and starts receiving. */
+export async function startRelay(config: RelayConfig, log: Log): Promise<RunningRelay> {
+  const metrics = relayMetrics();
+  const worker = new WorkerClient(config.workerUrl, config.secret);
+  const keys = new KeyCache(
+    (flightId) => worker.fetchSession(flightId),
+    {
+      ttlMs: config.keyTtlMs,
+      negativeTtlMs: config.unknownTtlMs,
+      retryAfterMs: 1000,
+      maxEntries: KEY_CACHE_ENTRIES,
+      maxPendingFetches: MAX_PENDING_KEY_FETCHES,
+    },
+    (result) => metrics.keyFetches.inc({ result }),
+  );
+  const spool = new Spool(config.spoolDir, config.maxSpoolBytes);
+  const forwarder = new Forwarder(
+    (records) => worker.postRecords(records),
+    spool,
+    {
+      batchSize: config.batchSize,
+      batchDelayMs: config.batchDelayMs,
+      maxQueuedRecords: config.maxQueuedRecords,
+      maxInFlight: config.maxInFlight,
+      retryBaseMs: RETRY_BASE_MS,
+      retryMaxMs: RETRY_MAX_MS,
+    },
+    metrics,
+    log,
+    (flightIds) => {
+      for (const flightId of flightIds) keys.evict(flightId);
+    },
+  );
+  const limiter = new SourceRateLimit(config.ratePerIp, config.burstPerIp);
+  const intake = new Intake({
+    schema: telemetrySchema,
+    keys,
+    limiter,
+    forward: (record) => forwarder.enqueue(record),
+    metrics,
+    log,
+  });
+
+  const gauges: [string, string, () => number][] = [
+    [
+      "windsock_relay_queue_records",
+      "Records in memory, not yet acknowledged by the worker",
+      () => forwarder.queuedRecords,
+    ],
+    ["windsock_relay_spool_batches", "Batches waiting in the on-disk spool", () => spool.batches],
+    ["windsock_relay_spool_records", "Records waiting in the on-disk spool", () => spool.records],
+    ["windsock_relay_spool_bytes", "Size of the on-disk spool", () => spool.bytes],
+    ["windsock_relay_key_cache_entries", "Flights whose session (or its absence) is cached", () => keys.size],
+    ["windsock_relay_sessions", "Sessions with a replay window", () => intake.sessions],
+    [
+      "windsock_relay_rate_limited_sources",
+      "Source addresses with a partly used token bucket",
+      () => limiter.size,
+    ],
+  ];
+  for (const [name, help, read] of gauges) metrics.registry.add(new Gauge(name, help, read));
+
+  const metricsServer = await serveMetrics(metrics.registry, config.metricsPort, config.metricsHost);
+  const socket = createSocket({
+    type: config.host.includes(":") ? "udp6" : "udp4",
+    recvBufferSize: config.recvBufferBytes,
+  });
+  socket.on("message", (datagram, source) => intake.handle(datagram, source.address));
+  socket.on("error", (err) => log.error("socket error", { error: String(err) }));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("error", reject);
+    socket.bind(config.port, config.host, () => {
+      socket.off("error", reject);
+      resolve();
+    });
+  });
+  forwarder.start();
+  const sweeper = setInterval(() => limiter.sweep(Date.now()), SWEEP_MS).unref();
+
+  const port = socket.address().port;
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
+  log.info("listening", {
+    port,
+    host: config.host,
+    metrics_port: metricsPort,
+    worker_url: config.workerUrl,
+    spool_dir: config.spoolDir,
+    recv_buffer_bytes: socket.getRecvBufferSize(),
+  });
+
+  return {
+    port,
+    metricsPort,
+    async close() {
+      clearInterval(sweeper);
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+      await forwarder.close(Date.now() + config.shutdownMs);
+      await new Promise((resolve) => metricsServer.close(resolve));
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Forwarder, type ForwarderOptions } from "../../relay/forwarder";
+import { createLog } from "../../relay/log";
+import { relayMetrics } from "../../relay/metrics";
+import { Spool } from "../../relay/spool";
+import { type ForwardedRecord, type IngestResult, WorkerError } from "../../relay/workerClient";
+
+const OPTIONS: ForwarderOptions = {
+  batchSize: 10,
+  batchDelayMs: 20,
+  maxQueuedRecords: 1000,
+  maxInFlight: 2,
+  retryBaseMs: 5,
+  retryMaxMs: 20,
+};
+
+function record(serial: number, flightId = "flight|f", sessionId = "session|s"): ForwardedRecord {
+  return {
+    flight_id: flightId,
+    session_id: sessionId,
+    serial,
+    index: 0,
+    type: "barometer",
+    timestamp: serial,
+    received_at: Date.now(),
+    fields: { pressure: 1000 },
+  };
+}
+
+/** A worker that stores by (session, serial, index), and can be switched off. */
+function fakeWorker() {
+  const stored = new Map<string, ForwardedRecord>();
+  const batches: number[] = [];
+  const worker = {
+    up: true,
+    refuse: undefined as WorkerError | undefined,
+    stored,
+    batches,
+    async post(records: ForwardedRecord[]): Promise<IngestResult> {
+      await new Promise((r) => setTimeout(r, 1));
+      if (worker.refuse) throw worker.refuse;
+      if (!worker.up) throw new WorkerError("worker unreachable", true);
+      batches.push(records.length);
+      let fresh = 0;
+      for (const r of records) {
+        const id = `${r.session_id}/${r.serial}/${r.index}`;
+        if (!stored.has(id)) fresh++;
+        stored.set(id, r);
+      }
+      return { stored: fresh, duplicates: records.length - fresh, refused: [] };
+    },
+  };
+  return worker;
+}
+
+function forwarder(
+  worker: ReturnType<typeof fakeWorker>,
+  spoolDir: string,
+  options: Partial<ForwarderOptions> = {},
+) {
+  const metrics = relayMetrics();
+  const spool = new Spool(spoolDir, 10 * 1024 * 1024);
+  const logs: string[] = [];
+  const refused: string[] = [];
+  const f = new Forwarder(
+    (records) => worker.post(records),
+    spool,
+    { ...OPTIONS, ...options },
+    metrics,
+    createLog("info", (line) => logs.push(line)),
+    (flights) => refused.push(...flights),
+  );
+  f.start();
+  return { forwarder: f, metrics, spool, logs, refused };
+}
+
+const tempDir = () => mkdtempSync(path.join(os.tmpdir(), "relay-spool-"));
+const until = async (condition: () => boolean, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe("Forwarder", () => {
+  it("posts full batches at once and a partial batch after the delay", async () => {
+    const worker = fakeWorker();
+    const { forwarder: f, metrics } = forwarder(worker, tempDir());
+    for (let i = 1; i <= 25; i++) f.enqueue(record(i));
+    await until(() => worker.stored.size === 20);
+    expect(worker.batches).toEqual([10, 10]);
+    await until(() => worker.stored.size === 25);
+    expect(worker.batches).toEqual([10, 10, 5]);
+    expect(metrics.recordsForwarded.value()).toBe(25);
+    expect(f.queuedRecords).toBe(0);
+  });
+
+  it("retries through an outage, spilling to the spool beyond the memory bound, and loses nothing", async () => {
+    const worker = fakeWorker();
+    const dir = tempDir();
+    const { forwarder: f, metrics, spool } = forwarder(worker, dir, { maxQueuedRecords: 50 });
+    worker.up = false;
+    for (let i = 1; i <= 500; i++) f.enqueue(record(i));
+    await until(() => spool.batches > 0 && metrics.postFailures.value() >= 3);
+    expect(f.queuedRecords).toBeLessThanOrEqual(50);
+    expect(f.queuedRecords + spool.records).toBe(500);
+    worker.up = true;
+    await until(() => worker.stored.size === 500);
+    await until(() => spool.batches === 0);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(metrics.recordsDropped.render().filter((l) => !l.startsWith("#"))).toEqual([
+      "windsock_relay_records_dropped_total 0",
+    ]);
+  });
+
+  it("spools on close what it could not post, and a new forwarder on the same spool delivers it", async () => {
+    const worker = fakeWorker();
+    const dir = tempDir();
+    const first = forwarder(worker, dir);
+    worker.up = false;
+    for (let i = 1; i <= 35; i++) first.forwarder.enqueue(record(i));
+    await first.forwarder.close(Date.now() + 200);
+    expect(first.spool.records).toBe(35);
+    expect(worker.stored.size).toBe(0);
+
+    worker.up = true;
+    const second = forwarder(worker, dir);
+    await until(() => worker.stored.size === 35);
+    await until(() => second.spool.batches === 0);
+    expect(second.metrics.recordsForwarded.value()).toBe(35);
+  });
+
+  it("posts everything it holds on close when the worker is up", async () => {
+    const worker = fakeWorker();
+    const { forwarder: f, spool } = forwarder(worker, tempDir(), { batchDelayMs: 60_000 });
+    for (let i = 1; i <= 7; i++) f.enqueue(record(i));
+    await f.close(Date.now() + 2000);
+    expect(worker.stored.size).toBe(7);
+    expect(spool.batches).toBe(0);
+  });
+
+  it("sets aside a spooled batch the worker refuses, and an unreadable one, counting their records", async () => {
+    const worker = fakeWorker();
+    const dir = tempDir();
+    writeFileSync(path.join(dir, "000001700000000-000000-3.json"), "not json");
+    worker.refuse = new WorkerError("worker answered 400", false);
+    const { forwarder: f, metrics } = forwarder(worker, dir);
+    f.enqueue(record(1));
+    await until(() => metrics.recordsDropped.value({ reason: "refused_by_worker" }) === 1);
+    await until(() => metrics.recordsDropped.value({ reason: "spool_unreadable" }) === 3);
+    expect(readdirSync(dir)).toEqual(["000001700000000-000000-3.json.rejected"]);
+  });
+
+  it("reports the flights whose records the worker refused, so their keys are looked up again", async () => {
+    const worker = fakeWorker();
+    const post = worker.post;
+    worker.post = async (records) => ({
+      ...(await post(records)),
+      refused: [{ session_id: "session|closed", reason: "session_closed", records: 1 }],
+    });
+    const { forwarder: f, metrics, refused } = forwarder(worker, tempDir());
+    f.enqueue(record(1, "flight|closed", "session|closed"));
+    f.enqueue(record(1, "flight|open", "session|open"));
+    await until(() => refused.length > 0);
+    expect(refused).toEqual(["flight|closed"]);
+    expect(metrics.recordsDropped.value({ reason: "session_closed" })).toBe(1);
+  });
+});

@@ -1,0 +1,45 @@
+import { createSecretKey } from "node:crypto";
+import { Intake } from "../../relay/intake";
+import { KeyCache } from "../../relay/keyCache";
+import { createLog } from "../../relay/log";
+import { telemetrySchema } from "../../relay/messages";
+import { relayMetrics } from "../../relay/metrics";
+import { SourceRateLimit } from "../../relay/rateLimit";
+import type { ForwardedRecord, Session } from "../../relay/workerClient";
+
+/**
+ * An Intake wired to an in-memory "worker": `sessions` says which flight has which open session,
+ * forwarded records are collected, and look-ups are counted.
+ */
+export function intakeHarness(options: { ratePerIp?: number } = {}) {
+  const sessions = new Map<string, { id: string; key: Buffer } | null>();
+  const forwarded: ForwardedRecord[] = [];
+  const lookups: string[] = [];
+  const logs: string[] = [];
+  const metrics = relayMetrics();
+  const keys = new KeyCache(
+    async (flightId): Promise<Session | null> => {
+      lookups.push(flightId);
+      const session = sessions.get(flightId);
+      return session ? { id: session.id, key: createSecretKey(session.key) } : null;
+    },
+    { ttlMs: 60_000, negativeTtlMs: 60_000, retryAfterMs: 0, maxEntries: 1000, maxPendingFetches: 10 },
+  );
+  const rate = options.ratePerIp ?? 0;
+  const intake = new Intake({
+    schema: telemetrySchema,
+    keys,
+    limiter: new SourceRateLimit(rate, rate),
+    forward: (record) => forwarded.push(record),
+    metrics,
+    log: createLog("debug", (line) => logs.push(line)),
+  });
+  const dropped = (reason: string) => metrics.datagramsDropped.value({ reason });
+  const droppedRecords = (reason: string) => metrics.recordsDropped.value({ reason });
+  return { intake, sessions, forwarded, lookups, logs, metrics, keys, dropped, droppedRecords };
+}
+
+/** Lets pending look-ups and their continuations run. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}

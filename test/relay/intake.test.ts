@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { buildDatagram, encodeRecords, position } from "./datagrams";
+import { intakeHarness, settle } from "./harness";
+
+const FLIGHT = "flight|intake";
+
+function datagram(serial: number, key: Buffer, flightId = FLIGHT) {
+  return buildDatagram({ serial, flightId, key, payload: encodeRecords([position(1000 + serial)]) });
+}
+
+describe("Intake", () => {
+  it("looks the key up once, then accepts in any order but each serial only once", async () => {
+    const relay = intakeHarness();
+    const key = randomBytes(32);
+    relay.sessions.set(FLIGHT, { id: "session|a", key });
+    for (const serial of [1, 3, 2, 3, 1, 5, 4]) {
+      relay.intake.handle(datagram(serial, key), "192.0.2.1");
+      await settle();
+    }
+    expect(relay.forwarded.map((r) => r.serial)).toEqual([1, 3, 2, 5, 4]);
+    expect(relay.dropped("replayed")).toBe(2);
+    expect(relay.lookups).toEqual([FLIGHT]);
+  });
+
+  it("holds the first datagrams of a flight until its key arrives", async () => {
+    const relay = intakeHarness();
+    const key = randomBytes(32);
+    relay.sessions.set(FLIGHT, { id: "session|a", key });
+    for (const serial of [1, 2, 3]) relay.intake.handle(datagram(serial, key), "192.0.2.1");
+    await settle();
+    expect(relay.forwarded.map((r) => r.serial)).toEqual([1, 2, 3]);
+    expect(relay.lookups).toHaveLength(1);
+  });
+
+  it("follows a session rotation: a datagram that fails to decrypt looks the key up again", async () => {
+    const relay = intakeHarness();
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    relay.sessions.set(FLIGHT, { id: "session|old", key: oldKey });
+    relay.intake.handle(datagram(7, oldKey), "192.0.2.1");
+    await settle();
+    relay.sessions.set(FLIGHT, { id: "session|new", key: newKey });
+    // Serials restart at 1 in the new session: its own replay window.
+    relay.intake.handle(datagram(1, newKey), "192.0.2.1");
+    await settle();
+    relay.intake.handle(datagram(2, newKey), "192.0.2.1");
+    // A late datagram of the old session no longer decrypts.
+    relay.intake.handle(datagram(8, oldKey), "192.0.2.1");
+    await settle();
+    expect(relay.forwarded.map((r) => [r.session_id, r.serial])).toEqual([
+      ["session|old", 7],
+      ["session|new", 1],
+      ["session|new", 2],
+    ]);
+    expect(relay.dropped("decrypt_failed") + relay.dropped("bad_payload_framing")).toBe(1);
+  });
+
+  it("caches an unknown flight negatively: a flood costs one look-up", async () => {
+    const relay = intakeHarness();
+    const key = randomBytes(32);
+    for (let serial = 1; serial <= 50; serial++)
+      relay.intake.handle(datagram(serial, key, "flight|unknown"), "192.0.2.1");
+    await settle();
+    for (let serial = 51; serial <= 100; serial++)
+      relay.intake.handle(datagram(serial, key, "flight|unknown"), "192.0.2.1");
+    expect(relay.lookups).toEqual(["flight|unknown"]);
+    expect(relay.dropped("unknown_flight")).toBe(100);
+    expect(relay.forwarded).toHaveLength(0);
+  });
+
+  it("drops what cannot be decrypted because the worker is unreachable", async () => {
+    const relay = intakeHarness();
+    relay.keys.load = () => Promise.reject(new Error("down"));
+    relay.intake.handle(datagram(1, randomBytes(32)), "192.0.2.1");
+    await settle();
+    expect(relay.dropped("key_unavailable")).toBe(1);
+  });
+
+  it("limits each source address by its own token bucket", async () => {
+    const relay = intakeHarness({ ratePerIp: 5 });
+    const key = randomBytes(32);
+    relay.sessions.set(FLIGHT, { id: "session|a", key });
+    for (let serial = 1; serial <= 8; serial++) relay.intake.handle(datagram(serial, key), "192.0.2.1");
+    for (let serial = 9; serial <= 11; serial++) relay.intake.handle(datagram(serial, key), "192.0.2.2");
+    await settle();
+    expect(relay.dropped("rate_limited")).toBe(3);
+    expect(relay.forwarded).toHaveLength(8);
+  });
+
+  it("forwards every record of a datagram with its position in the payload", async () => {
+    const relay = intakeHarness();
+    const key = randomBytes(32);
+    relay.sessions.set(FLIGHT, { id: "session|a", key });
+    const payload = encodeRecords([
+      position(1),
+      { type: "attitude", fields: { timestamp: 2, yaw: 360, pitch: 0, roll: 0 } },
+      { type: "barometer", fields: { timestamp: 3, pressure: 1013.25 } },
+    ]);
+    relay.intake.handle(buildDatagram({ serial: 1, flightId: FLIGHT, key, payload }), "192.0.2.1");
+    await settle();
+    expect(relay.forwarded.map((r) => [r.index, r.type])).toEqual([
+      [0, "position"],
+      [2, "barometer"],
+    ]);
+    expect(relay.droppedRecords("out_of_range")).toBe(1);
+  });
+});

@@ -1,0 +1,93 @@
+import { createSecretKey } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { KeyCache, type KeyCacheOptions, KeyUnavailable } from "../../relay/keyCache";
+import type { Session } from "../../relay/workerClient";
+
+const OPTIONS: KeyCacheOptions = {
+  ttlMs: 1000,
+  negativeTtlMs: 500,
+  retryAfterMs: 100,
+  maxEntries: 3,
+  maxPendingFetches: 2,
+};
+
+function session(id: string): Session {
+  return { id, key: createSecretKey(Buffer.alloc(32, 1)) };
+}
+
+/** A cache over a scripted worker: each look-up takes the next answer (a session, null, or an error). */
+function scripted(answers: (Session | null | Error)[], options = OPTIONS) {
+  const calls: string[] = [];
+  const cache = new KeyCache(async (flightId) => {
+    calls.push(flightId);
+    const answer = answers.shift();
+    if (answer instanceof Error) throw answer;
+    return answer ?? null;
+  }, options);
+  return { cache, calls };
+}
+
+describe("KeyCache", () => {
+  it("looks a flight up once for concurrent callers and then serves it synchronously", async () => {
+    const { cache, calls } = scripted([session("s1")]);
+    const [a, b] = await Promise.all([cache.load("f", 0), cache.load("f", 0)]);
+    expect(a).toBe(b);
+    expect(cache.peek("f", 10)?.session?.id).toBe("s1");
+    expect(calls).toEqual(["f"]);
+  });
+
+  it("caches a flight without a session negatively for its own, shorter time", async () => {
+    const { cache, calls } = scripted([null, session("s1")]);
+    expect((await cache.load("f", 0)).session).toBeNull();
+    expect(cache.peek("f", 499)?.session).toBeNull();
+    expect(calls).toHaveLength(1);
+    // Expired: still served while the refresh runs, then the new answer.
+    expect(cache.peek("f", 500)?.session).toBeNull();
+    await new Promise((r) => setImmediate(r));
+    expect(cache.peek("f", 501)?.session?.id).toBe("s1");
+    expect(calls).toHaveLength(2);
+  });
+
+  it("refetches after a decrypt failure at most once per retry interval", async () => {
+    const { cache, calls } = scripted([session("s1"), session("s2")]);
+    await cache.load("f", 0);
+    expect(cache.refetch("f", 50)).toBeUndefined();
+    expect((await cache.refetch("f", 100))?.session?.id).toBe("s2");
+    expect(cache.refetch("f", 150)).toBeUndefined();
+    expect(calls).toHaveLength(2);
+  });
+
+  it("keeps serving a known session while the worker is unreachable, asking again only after a pause", async () => {
+    const { cache, calls } = scripted([session("s1"), new Error("down"), session("s1b")]);
+    await cache.load("f", 0);
+    expect(cache.peek("f", 1000)?.session?.id).toBe("s1");
+    await new Promise((r) => setImmediate(r));
+    expect(cache.peek("f", 1050)?.session?.id).toBe("s1");
+    expect(calls).toHaveLength(2);
+    cache.peek("f", 1100);
+    await new Promise((r) => setImmediate(r));
+    expect(cache.peek("f", 1101)?.session?.id).toBe("s1b");
+  });
+
+  it("refuses look-ups of an unknown flight for a moment after one failed, and when too many are pending", async () => {
+    const { cache, calls } = scripted([new Error("down")]);
+    await expect(cache.load("f", 0)).rejects.toBeInstanceOf(KeyUnavailable);
+    await expect(cache.load("f", 50)).rejects.toBeInstanceOf(KeyUnavailable);
+    expect(calls).toHaveLength(1);
+
+    const slow = new KeyCache(() => new Promise(() => {}), OPTIONS);
+    void slow.load("a", 0);
+    void slow.load("b", 0);
+    await expect(slow.load("c", 0)).rejects.toBeInstanceOf(KeyUnavailable);
+  });
+
+  it("holds at most maxEntries flights, forgetting the least recently fetched", async () => {
+    const { cache } = scripted([session("1"), session("2"), session("3"), session("4")]);
+    for (const flight of ["a", "b", "c", "d"]) await cache.load(flight, 0);
+    expect(cache.size).toBe(3);
+    expect(cache.peek("a", 0)).toBeUndefined();
+    expect(cache.peek("d", 0)?.session?.id).toBe("4");
+    cache.evict("d");
+    expect(cache.peek("d", 0)).toBeUndefined();
+  });
+});
