@@ -25,12 +25,9 @@ Options:
 
 async function main() {
   const { flags, positionals } = parseArgs(process.argv.slice(2));
-  if (flags.has("help") || positionals.length === 0) {
-    console.log(HELP);
-    if (!flags.has("help")) process.exitCode = 1;
-    return;
-  }
+  if (flags.has("help")) return console.log(HELP);
   for (const [flag] of flags) if (flag !== "remote") fail(`unknown option --${flag}; see --help`);
+  if (positionals.length === 0) fail(`give the files to import\n\n${HELP}`);
   for (const file of positionals) if (!existsSync(file)) fail(`${file}: no such file`);
   const remote = flags.has("remote");
   const target = await openTarget({ remote });

@@ -75,11 +75,15 @@ export async function importElevation(
     }
     // A tile no later file touches is complete: write it now and free its memory.
     const done = [...staged.keys()].filter((name) => !sources.slice(i + 1).some((s) => s.tiles.has(name)));
+    const writtenBefore = report.written.length;
     for (const name of done) {
       await writeTile(target, manifest, staged.get(name)!, sourceNames(sources, name), log, report);
       staged.delete(name);
     }
-    if (done.length > 0) await target.putObject(MANIFEST_KEY, JSON.stringify(manifest), "application/json");
+    // Chunks first, then the manifest that points at them: a reader never sees a missing chunk.
+    if (report.written.length > writtenBefore) {
+      await target.putObject(MANIFEST_KEY, JSON.stringify(manifest), "application/json");
+    }
   }
   return report;
 }
