@@ -74,7 +74,7 @@ export const flights = sqliteTable(
     authorizations: text("authorizations", { mode: "json" }).$type<unknown[]>().notNull(),
   },
   (t) => [
-    index("flights_pilot_start").on(t.pilotId, t.startTime, t.id),
+    index("flights_account_pilot_start").on(t.accountId, t.pilotId, t.startTime, t.id),
     index("flights_account_public_start").on(t.accountId, t.public, t.startTime, t.id),
   ],
 );

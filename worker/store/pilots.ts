@@ -49,10 +49,10 @@ export async function findPilot(
   const row = await db
     .select({
       pilot: pilots,
-      flightTotal: sql<number>`(SELECT count(*) FROM flights f WHERE f.pilot_id = ${pilotId})`,
+      flightTotal: sql<number>`(SELECT count(*) FROM flights f WHERE f.account_id = ${accountId} AND f.pilot_id = ${pilotId})`,
       lastFlight: sql<
         number | null
-      >`(SELECT max(f.start_time) FROM flights f WHERE f.pilot_id = ${pilotId} AND f.start_time <= ${options.now})`,
+      >`(SELECT max(f.start_time) FROM flights f WHERE f.account_id = ${accountId} AND f.pilot_id = ${pilotId} AND f.start_time <= ${options.now})`,
       aircraftTotal: sql<number>`(SELECT count(*) FROM aircraft a WHERE a.pilot_id = ${pilotId})`,
     })
     .from(pilots)
