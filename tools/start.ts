@@ -14,12 +14,15 @@ Usage: npm start [-- --help]
 Environment:
   PORT            HTTP port of the worker on 127.0.0.1 (default 8787)
   TELEMETRY_PORT  UDP port of the telemetry relay (default 16060)
+  RELAY_METRICS_PORT  the relay's Prometheus metrics port on TCP (default: TELEMETRY_PORT's number)
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
   RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
 Stop with Ctrl-C.`;
 
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
+// Metrics are TCP, telemetry UDP: the same number keeps two copies with different TELEMETRY_PORT apart.
+const RELAY_METRICS_PORT = Number(process.env.RELAY_METRICS_PORT ?? TELEMETRY_PORT);
 const DEV_KEY_FILE = path.join(STATE_DIR, "dev-api-key");
 const children: ChildProcess[] = [];
 
@@ -58,7 +61,7 @@ async function main() {
   console.log(`
 Windsock is running
   API          ${baseUrl}   (docs: ${baseUrl}/docs)
-  Telemetry    udp://127.0.0.1:${TELEMETRY_PORT}
+  Telemetry    udp://127.0.0.1:${TELEMETRY_PORT}   (relay metrics: http://127.0.0.1:${RELAY_METRICS_PORT}/metrics)
   API key      ${apiKey}
 Try: curl -X POST -H 'X-API-Key: ${apiKey}' -H 'Content-Type: application/json' \\
        -d '{"user_id":"me"}' ${baseUrl}/auth/v1/anonymous/token
@@ -97,8 +100,21 @@ function startWorker() {
 }
 
 /** The telemetry relay beside the worker; it fetches session keys from the worker's internal API. */
-function startRelay(_baseUrl: string, _devVars: Record<string, string>) {
-  // Wired in by the telemetry relay (relay/); until then only the worker runs.
+function startRelay(baseUrl: string, devVars: Record<string, string>) {
+  const relay = spawn(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "relay/main.ts")], {
+    cwd: ROOT,
+    // The spool lives under STATE_DIR; the other RELAY_* settings pass through.
+    env: {
+      ...process.env,
+      RELAY_SECRET: devVars.RELAY_SECRET,
+      WORKER_URL: baseUrl,
+      TELEMETRY_PORT: String(TELEMETRY_PORT),
+      RELAY_METRICS_PORT: String(RELAY_METRICS_PORT),
+      STATE_DIR,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  watch(relay, "relay");
 }
 
 function watch(child: ChildProcess, name: string) {
