@@ -5,13 +5,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { getPlatformProxy } from "wrangler";
 import { D1_DATABASE, ELEVATION_BUCKET, ROOT, STATE_DIR, WRANGLER_CONFIG, WRANGLER_ENV } from "./config";
+import { inline, type Statement } from "./sql";
 
 const run = promisify(execFile);
 
-export interface Statement {
-  sql: string;
-  params?: unknown[];
-}
+export type { Statement };
+export { inline };
 
 /**
  * Where operator commands write: the local state that `npm start` serves, or with `--remote` the
@@ -134,19 +133,6 @@ class RemoteTarget implements Target {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Inlines parameters as SQL literals, for the CLI path that cannot bind them. */
-export function inline({ sql, params = [] }: Statement): string {
-  let i = 0;
-  return sql.replace(/\?/g, () => literal(params[i++]));
-}
-
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "NULL";
-  if (typeof value === "boolean") return value ? "1" : "0";
-  return `'${String(value).replace(/'/g, "''")}'`;
 }
 
 export async function wrangler(args: string[]): Promise<string> {
