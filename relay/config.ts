@@ -24,7 +24,7 @@ Options (each also read from the environment variable in brackets; flags win):
   --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (50000)
   --max-in-flight <n>     concurrent posts to the worker [RELAY_MAX_IN_FLIGHT] (4)
   --key-ttl-ms <n>        how long a session key is trusted before it is looked up again [RELAY_KEY_TTL_MS] (30000)
-  --unknown-ttl-ms <n>    how long "no open session" is trusted [RELAY_UNKNOWN_TTL_MS] (5000)
+  --unknown-ttl-ms <n>    how long "no open session" is trusted [RELAY_UNKNOWN_TTL_MS] (2000)
   --recv-buffer-mb <n>    UDP receive buffer (capped by net.core.rmem_max) [RELAY_RECV_BUFFER_MB] (4)
   --shutdown-ms <n>       on SIGTERM, how long to keep posting before spooling the rest [RELAY_SHUTDOWN_MS] (5000)
   --log-level <level>     debug, info, warn or error [LOG_LEVEL] (info)
@@ -66,7 +66,7 @@ const NUMERIC = {
   "max-queue": ["RELAY_MAX_QUEUE", 50_000],
   "max-in-flight": ["RELAY_MAX_IN_FLIGHT", 4],
   "key-ttl-ms": ["RELAY_KEY_TTL_MS", 30_000],
-  "unknown-ttl-ms": ["RELAY_UNKNOWN_TTL_MS", 5000],
+  "unknown-ttl-ms": ["RELAY_UNKNOWN_TTL_MS", 2000],
   "recv-buffer-mb": ["RELAY_RECV_BUFFER_MB", 4],
   "shutdown-ms": ["RELAY_SHUTDOWN_MS", 5000],
 } as const satisfies Record<string, [string, number | undefined]>;

@@ -10,6 +10,8 @@ import type { ForwardedRecord, Session } from "./workerClient";
 
 /** Replay windows kept at most; the least recently used session's goes first. */
 const MAX_WINDOWS = 100_000;
+/** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
+const MAX_WAITING_FOR_KEY = 10_000;
 
 export interface IntakeParts {
   schema: TelemetrySchema;
@@ -28,6 +30,7 @@ export interface IntakeParts {
  */
 export class Intake {
   private readonly windows = new Map<string, ReplayWindow>();
+  private waitingForKey = 0;
 
   constructor(private readonly parts: IntakeParts) {}
 
@@ -59,11 +62,7 @@ export class Intake {
     if (typeof parsed === "string") return parsed;
     const entry = this.parts.keys.peek(parsed.flightId, now);
     if (entry) return this.open(parsed, entry, now, true);
-    this.parts.keys.load(parsed.flightId, now).then(
-      (loaded) => this.settle(() => this.open(parsed, loaded, Date.now(), false)),
-      () => this.settle(() => "key_unavailable"),
-    );
-    return undefined;
+    return this.afterLookUp(this.parts.keys.load(parsed.flightId, now), parsed, "key_unavailable");
   }
 
   private open(datagram: Datagram, entry: KeyEntry, now: number, mayRefetch: boolean): string | undefined {
@@ -72,16 +71,34 @@ export class Intake {
     const records = payload && splitRecords(payload);
     if (records) return this.accept(datagram, entry.session, records, now);
     const failure = payload ? "bad_payload_framing" : "decrypt_failed";
-    const refetch = mayRefetch ? this.parts.keys.refetch(datagram.flightId, now) : undefined;
-    if (!refetch) return failure;
+    if (!mayRefetch) return failure;
     const previous = entry.session.id;
-    refetch.then(
-      (fresh) =>
-        this.settle(() =>
-          fresh.session?.id === previous ? failure : this.open(datagram, fresh, Date.now(), false),
-        ),
-      () => this.settle(() => failure),
-    );
+    const refetched = this.parts.keys.refetch(datagram.flightId, now);
+    return this.afterLookUp(refetched, datagram, failure, (fresh) => fresh.session?.id !== previous);
+  }
+
+  /**
+   * Holds the datagram until its flight's key is looked up, then opens it with what was found
+   * (`worthTrying` tells whether that can change the outcome); `failure` names the drop otherwise.
+   */
+  private afterLookUp(
+    lookUp: Promise<KeyEntry>,
+    datagram: Datagram,
+    failure: string,
+    worthTrying: (entry: KeyEntry) => boolean = () => true,
+  ): string | undefined {
+    if (this.waitingForKey >= MAX_WAITING_FOR_KEY) {
+      lookUp.catch(() => {});
+      return failure;
+    }
+    this.waitingForKey++;
+    lookUp
+      .finally(() => this.waitingForKey--)
+      .then(
+        (entry) =>
+          this.settle(() => (worthTrying(entry) ? this.open(datagram, entry, Date.now(), false) : failure)),
+        () => this.settle(() => failure),
+      );
     return undefined;
   }
 

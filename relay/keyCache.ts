@@ -30,6 +30,8 @@ export class KeyUnavailable extends Error {}
 export class KeyCache {
   private readonly entries = new Map<string, KeyEntry>();
   private readonly fetches = new Map<string, Promise<KeyEntry>>();
+  /** Refetches waiting for their flight's retry interval to pass. */
+  private readonly scheduled = new Map<string, Promise<KeyEntry>>();
   /** Flights whose look-up failed without a cached entry to fall back on, and when. */
   private readonly failures = new Map<string, number>();
 
@@ -62,13 +64,21 @@ export class KeyCache {
   }
 
   /**
-   * Looks the flight up again after a datagram failed to decrypt (its session may have rotated);
-   * undefined when it was looked up too recently for that.
+   * Looks the flight up again after a datagram failed to decrypt (its session may have rotated): at
+   * once, or, when it was looked up moments ago, as soon as retryAfterMs have passed since.
    */
-  refetch(flightId: string, now: number): Promise<KeyEntry> | undefined {
+  refetch(flightId: string, now: number): Promise<KeyEntry> {
     const entry = this.entries.get(flightId);
-    if (entry && now - entry.checkedAt < this.options.retryAfterMs) return undefined;
-    return this.load(flightId, now);
+    const wait = entry ? entry.checkedAt + this.options.retryAfterMs - now : 0;
+    if (wait <= 0) return this.load(flightId, now);
+    let scheduled = this.scheduled.get(flightId);
+    if (!scheduled) {
+      scheduled = new Promise<void>((resolve) => setTimeout(resolve, wait))
+        .then(() => this.load(flightId, Date.now()))
+        .finally(() => this.scheduled.delete(flightId));
+      this.scheduled.set(flightId, scheduled);
+    }
+    return scheduled;
   }
 
   /** Forgets a flight, e.g. when the worker says its session closed. */

@@ -11,7 +11,7 @@ import type { ForwardedRecord, Session } from "../../relay/workerClient";
  * An Intake wired to an in-memory "worker": `sessions` says which flight has which open session,
  * forwarded records are collected, and look-ups are counted.
  */
-export function intakeHarness(options: { ratePerIp?: number } = {}) {
+export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: number } = {}) {
   const sessions = new Map<string, { id: string; key: Buffer } | null>();
   const forwarded: ForwardedRecord[] = [];
   const lookups: string[] = [];
@@ -23,7 +23,13 @@ export function intakeHarness(options: { ratePerIp?: number } = {}) {
       const session = sessions.get(flightId);
       return session ? { id: session.id, key: createSecretKey(session.key) } : null;
     },
-    { ttlMs: 60_000, negativeTtlMs: 60_000, retryAfterMs: 0, maxEntries: 1000, maxPendingFetches: 10 },
+    {
+      ttlMs: 60_000,
+      negativeTtlMs: 60_000,
+      retryAfterMs: options.retryAfterMs ?? 0,
+      maxEntries: 1000,
+      maxPendingFetches: 10,
+    },
   );
   const rate = options.ratePerIp ?? 0;
   const intake = new Intake({

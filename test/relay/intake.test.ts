@@ -56,6 +56,28 @@ describe("Intake", () => {
     expect(relay.dropped("decrypt_failed") + relay.dropped("bad_payload_framing")).toBe(1);
   });
 
+  it("holds datagrams of a rotated session until the key may be looked up again", async () => {
+    const relay = intakeHarness({ retryAfterMs: 100 });
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    relay.sessions.set(FLIGHT, { id: "session|old", key: oldKey });
+    relay.intake.handle(datagram(1, oldKey), "192.0.2.1");
+    await settle();
+    relay.sessions.set(FLIGHT, { id: "session|new", key: newKey });
+    for (const serial of [1, 2, 3]) relay.intake.handle(datagram(serial, newKey), "192.0.2.1");
+    await settle();
+    expect(relay.forwarded).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 150));
+    await settle();
+    expect(relay.forwarded.map((r) => [r.session_id, r.serial])).toEqual([
+      ["session|old", 1],
+      ["session|new", 1],
+      ["session|new", 2],
+      ["session|new", 3],
+    ]);
+    expect(relay.lookups).toHaveLength(2);
+  });
+
   it("caches an unknown flight negatively: a flood costs one look-up", async () => {
     const relay = intakeHarness();
     const key = randomBytes(32);
