@@ -1,4 +1,5 @@
 import type { Target } from "../lib/target";
+import { airspaceSeeder } from "./airspace";
 import { elevationSeeder } from "./elevation";
 
 /** One step that loads embedded data into local state. Each must be safe to run on every start. */
@@ -8,4 +9,4 @@ export interface Seeder {
 }
 
 /** Run in order by `npm start` after the migrations; areas register theirs here. */
-export const seeders: Seeder[] = [elevationSeeder];
+export const seeders: Seeder[] = [elevationSeeder, airspaceSeeder];

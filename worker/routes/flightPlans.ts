@@ -130,7 +130,7 @@ async function validatedPlan(c: Context<AppEnv>, input: PlanInput, pilotId: stri
 }
 
 /** The pilot's own plan: 404 when it is not the account's, 403 when it is another pilot's. */
-async function ownPlan(c: Context<AppEnv>, planId: string): Promise<FlightPlanRow> {
+export async function ownPlan(c: Context<AppEnv>, planId: string): Promise<FlightPlanRow> {
   const plan = await findPlan(c.var.db, c.var.account.id, planId);
   if (!plan) throw notFound("Flight plan");
   if (plan.pilotId !== c.var.pilotId) throw forbidden("This flight plan belongs to another pilot");

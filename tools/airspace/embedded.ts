@@ -1,0 +1,45 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { Topology } from "topojson-specification";
+import { ROOT } from "../lib/config";
+import { airportDatabasePath } from "./airportDatabase";
+import type { BoundarySources, UkRegions } from "./boundaries";
+import { checkedRulesets, type RulesetsFile } from "./rulesets";
+
+/** The files the embedded default is built from: npm packages and the small files in data/airspace. */
+
+const require = createRequire(import.meta.url);
+const RULESETS_FILE = path.join(ROOT, "data/airspace/rulesets.json");
+const UK_REGIONS_FILE = path.join(ROOT, "data/airspace/uk-regions.geojson");
+const US_ATLAS_FILE = require.resolve("us-atlas/counties-10m.json");
+const WORLD_ATLAS_FILE = require.resolve("world-atlas/countries-10m.json");
+
+export function readRulesetsFile(): RulesetsFile {
+  return checkedRulesets(JSON.parse(readFileSync(RULESETS_FILE, "utf8")) as RulesetsFile);
+}
+
+export function readBoundarySources(): BoundarySources {
+  const json = <T>(file: string) => JSON.parse(readFileSync(file, "utf8")) as T;
+  return {
+    usAtlas: json<Topology>(US_ATLAS_FILE),
+    worldAtlas: json<Topology>(WORLD_ATLAS_FILE),
+    ukRegions: json<UkRegions>(UK_REGIONS_FILE),
+  };
+}
+
+/** A digest of every input, with the generator's version: equal digests mean nothing to reload. */
+export function inputsDigest(generatorVersion: string): string {
+  const hash = createHash("sha256").update(generatorVersion);
+  for (const file of [
+    RULESETS_FILE,
+    UK_REGIONS_FILE,
+    US_ATLAS_FILE,
+    WORLD_ATLAS_FILE,
+    airportDatabasePath(),
+  ]) {
+    hash.update(readFileSync(file));
+  }
+  return hash.digest("hex").slice(0, 16);
+}

@@ -1,0 +1,233 @@
+import { type Color, colorRank } from "./colors";
+
+/** Rulesets, rules and flight features (spec 2.4) and how rules are checked against a flight. */
+
+export type SelectionType = "required" | "optional" | "pick1";
+
+export interface FlightFeature {
+  flight_feature: string;
+  description: string;
+  input_type: "float" | "bool";
+  measurement_type: string | null;
+  measurement_unit: string | null;
+}
+
+/** A property test on an airspace feature: every key must equal the value (or one of the values). */
+export type PropertyMatch = Record<string, string | number | boolean | (string | number | boolean)[]>;
+
+/** An airspace type that raises an advisory under a rule, and the color it gets. */
+export interface Trigger {
+  type: string;
+  when?: PropertyMatch;
+  color: Color;
+}
+
+export type Comparison = "lt" | "lte" | "gt" | "gte" | "eq";
+
+export interface FeatureTest {
+  feature: string;
+  op: Comparison;
+  value: number | boolean;
+}
+
+/**
+ * What satisfies a rule: a flight feature's value (checked only when `when` holds), or every
+ * authorization the flight needs from one authority having been accepted.
+ */
+export type Condition = (FeatureTest & { when?: FeatureTest }) | AuthorizationCondition;
+
+/** `further_coordination`: above the automatic ceiling the request goes to the FAA instead of failing. */
+export interface AuthorizationCondition {
+  authorization: string;
+  further_coordination?: boolean;
+}
+
+export interface Rule {
+  id: number;
+  short_text: string;
+  description: string;
+  display_order: number | null;
+  flight_features: string[];
+  condition: Condition | null;
+  triggers: Trigger[];
+}
+
+export interface Ruleset {
+  id: string;
+  name: string;
+  short_name: string;
+  description: string;
+  selection_type: SelectionType;
+  default: boolean;
+  jurisdiction: { id: number; name: string; region: string };
+  airspace_types: string[];
+  rules: Rule[];
+}
+
+/** The type an airspace ruleset lists to say its controlled-airspace rules go through LAANC. */
+export const LAANC_TYPE = "laanc";
+export const LAANC_AUTHORITY = { id: "faa-laanc", name: "FAA LAANC" } as const;
+
+/** The airspace types a ruleset covers: what its rules trigger on, plus `laanc` when it uses LAANC. */
+export function airspaceTypesOf(rules: Rule[]): string[] {
+  const types = new Set<string>();
+  for (const rule of rules) {
+    for (const trigger of rule.triggers) types.add(trigger.type);
+    if (
+      rule.condition &&
+      "authorization" in rule.condition &&
+      rule.condition.authorization === LAANC_AUTHORITY.id
+    )
+      types.add(LAANC_TYPE);
+  }
+  return [...types].sort();
+}
+
+export interface AdvisedFeature {
+  type: string;
+  properties: Record<string, unknown>;
+}
+
+/** The rule an airspace feature falls under in a ruleset, and its color there; undefined if none. */
+export function adviseUnder(
+  ruleset: Pick<Ruleset, "rules">,
+  feature: AdvisedFeature,
+): { ruleId: number; color: Color } | undefined {
+  let best: { ruleId: number; color: Color } | undefined;
+  for (const rule of ruleset.rules) {
+    for (const trigger of rule.triggers) {
+      if (!triggerMatches(trigger, feature)) continue;
+      if (!best || colorRank(trigger.color) > colorRank(best.color))
+        best = { ruleId: rule.id, color: trigger.color };
+    }
+  }
+  return best;
+}
+
+export function triggerMatches(trigger: Trigger, feature: AdvisedFeature): boolean {
+  if (trigger.type !== feature.type) return false;
+  for (const [key, expected] of Object.entries(trigger.when ?? {})) {
+    const actual = feature.properties[key];
+    const allowed = Array.isArray(expected) ? expected : [expected];
+    if (!allowed.some((value) => value === actual)) return false;
+  }
+  return true;
+}
+
+export type RuleStatus = "conflicting" | "not_conflicting" | "missing_info" | "informational";
+
+export interface RuleContext {
+  /** The flight's features by name (plan fields such as its altitude included). */
+  features: Record<string, unknown>;
+  /** The colors of the flight's advisories that this rule raised. */
+  triggeredColors: Color[];
+  /** Status of every authorization the flight needs, by authority id. */
+  authorizations: Record<string, string[]>;
+}
+
+/**
+ * CONTRACT §4 briefing statuses. A rule that triggers on airspace applies only when the flight meets
+ * such airspace; then its condition decides, or without one a red or orange advisory conflicts and
+ * a yellow one informs. A rule with only a condition is checked against the flight's features.
+ */
+export function ruleStatus(rule: Rule, context: RuleContext): RuleStatus {
+  if (rule.triggers.length > 0) {
+    if (context.triggeredColors.length === 0) return "not_conflicting";
+    if (!rule.condition) {
+      const restrictive = context.triggeredColors.some((c) => colorRank(c) >= colorRank("orange"));
+      return restrictive ? "conflicting" : "informational";
+    }
+  }
+  if (!rule.condition) return "informational";
+  if ("authorization" in rule.condition) {
+    const statuses = context.authorizations[rule.condition.authorization] ?? [];
+    if (statuses.length > 0 && statuses.every((s) => s === "accepted")) return "not_conflicting";
+    if (statuses.includes("pending") && !statuses.includes("rejected")) return "missing_info";
+    return "conflicting";
+  }
+  const { when, ...test } = rule.condition;
+  if (when) {
+    const applies = testFeature(when, context.features);
+    if (applies === undefined) return "missing_info";
+    if (!applies) return "not_conflicting";
+  }
+  const satisfied = testFeature(test, context.features);
+  if (satisfied === undefined) return "missing_info";
+  return satisfied ? "not_conflicting" : "conflicting";
+}
+
+/** Whether the flight's value passes the test; undefined when the flight does not say. */
+export function testFeature(test: FeatureTest, features: Record<string, unknown>): boolean | undefined {
+  const raw = features[test.feature];
+  const value = typeof test.value === "boolean" ? asBoolean(raw) : asNumber(raw);
+  if (value === undefined) return undefined;
+  switch (test.op) {
+    case "eq":
+      return value === test.value;
+    case "lt":
+      return value < test.value;
+    case "lte":
+      return value <= test.value;
+    case "gt":
+      return value > test.value;
+    case "gte":
+      return value >= test.value;
+  }
+}
+
+function asBoolean(raw: unknown): boolean | undefined {
+  if (typeof raw === "boolean") return raw;
+  if (raw === "true" || raw === 1) return true;
+  if (raw === "false" || raw === 0) return false;
+  return undefined;
+}
+
+function asNumber(raw: unknown): number | undefined {
+  const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * The rulesets a client selects without asking (spec 4.4): every required one, the default pick1 of
+ * each jurisdiction (else its first), and the optional ones marked default.
+ */
+export function defaultSelection(rulesets: Ruleset[]): Ruleset[] {
+  const pickedJurisdictions = new Set<number>();
+  const pick1 = rulesets.filter((r) => r.selection_type === "pick1");
+  const chosenPick1 = new Set<string>();
+  for (const ruleset of [...pick1.filter((r) => r.default), ...pick1]) {
+    if (pickedJurisdictions.has(ruleset.jurisdiction.id)) continue;
+    pickedJurisdictions.add(ruleset.jurisdiction.id);
+    chosenPick1.add(ruleset.id);
+  }
+  return rulesets.filter(
+    (r) =>
+      r.selection_type === "required" ||
+      chosenPick1.has(r.id) ||
+      (r.selection_type === "optional" && r.default),
+  );
+}
+
+/** spec 2.4 as clients read it: the rules' flight features spelled out, the evaluation details left out. */
+export function rulesetView(ruleset: Ruleset, definitions: Map<string, FlightFeature>) {
+  const describe = (names: string[]) => names.flatMap((name) => definitions.get(name) ?? []);
+  const featureNames = [...new Set(ruleset.rules.flatMap((r) => r.flight_features))];
+  return {
+    id: ruleset.id,
+    name: ruleset.name,
+    short_name: ruleset.short_name,
+    description: ruleset.description,
+    selection_type: ruleset.selection_type,
+    default: ruleset.default,
+    jurisdiction: ruleset.jurisdiction,
+    airspace_types: ruleset.airspace_types,
+    flight_features: describe(featureNames),
+    rules: ruleset.rules.map((rule) => ({
+      id: rule.id,
+      short_text: rule.short_text,
+      description: rule.description,
+      display_order: rule.display_order,
+      flight_features: describe(rule.flight_features),
+    })),
+  };
+}

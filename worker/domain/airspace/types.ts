@@ -1,0 +1,20 @@
+/** The airspace types of spec 2.4: what `types` and ruleset `airspace_types` may name. */
+export const AIRSPACE_TYPES: readonly string[] = [
+  "non_geo",
+  "laanc",
+  "controlled_airspace",
+  "airport",
+  "heliport",
+  "notam",
+  "tfr",
+  "fire",
+  "wildfire",
+  "special_use_airspace",
+  "emergency",
+  "ama_field",
+  "prison",
+  "school",
+  "hospital",
+  "power_plant",
+  "park",
+];

@@ -1,0 +1,113 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../app";
+import { adviseArea } from "../domain/airspace/advisories";
+import { areaFrom, rulesetIdsFrom, timeWindowFrom, unknownRulesetsError } from "../domain/airspace/inputs";
+import { bboxOf } from "../domain/flightArea";
+import type { Db } from "../env";
+import { success } from "../lib/jsend";
+import { geometryInput, responses, security, timeInput } from "../lib/openapi";
+import { advisoryInputs } from "../store/airspace";
+
+const Advisory = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    last_updated: z.string().nullable(),
+    latitude: z.number(),
+    longitude: z.number(),
+    distance: z.number(),
+    type: z.string(),
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    country: z.string(),
+    rule_id: z.number().int(),
+    ruleset_id: z.string(),
+    properties: z.record(z.string(), z.unknown()),
+    color: z.enum(["green", "yellow", "orange", "red"]),
+    requirements: z.object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) }),
+    extents: z
+      .object({
+        floor_m: z.number(),
+        ceiling_m: z.number(),
+        floor_code: z.string(),
+        ceiling_code: z.string(),
+      })
+      .optional(),
+  })
+  .openapi("Advisory");
+const AdvisoryResponse = z.object({
+  color: z.enum(["green", "yellow", "orange", "red"]),
+  advisories: z.array(Advisory),
+});
+
+const window = {
+  start: timeInput.optional().openapi({
+    description: "Start of the flight (default now): time-bound airspace outside the window is left out",
+  }),
+  end: timeInput.optional().openapi({ description: "End of the flight (default: the start)" }),
+};
+
+const v1 = createRoute({
+  method: "get",
+  path: "/advisory/v1/airspace",
+  tags: ["Rules and advisories"],
+  summary:
+    "Advisories for a flight area under the chosen rulesets; the response color is the most restrictive",
+  security,
+  request: {
+    query: z.object({
+      geometry: z.string().openapi({ description: "URL-encoded GeoJSON Polygon" }),
+      rulesets: z
+        .string()
+        .openapi({ description: "Comma-separated ruleset ids", example: "usa_part_107,usa_national_parks" }),
+      ...window,
+    }),
+  },
+  responses: responses(AdvisoryResponse, "Color and advisories"),
+});
+
+const v2 = createRoute({
+  method: "post",
+  path: "/advisory/v2/airspace",
+  tags: ["Rules and advisories"],
+  summary: "Advisories for a flight area under the chosen rulesets, with vertical extents",
+  security,
+  request: {
+    body: {
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              geometry: geometryInput,
+              rulesets: z.union([z.string(), z.array(z.string())]).openapi({
+                description: "Ruleset ids: a comma-separated string (or an array)",
+                example: "usa_part_107",
+              }),
+              ...window,
+            })
+            .openapi("AdvisoryRequest"),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: responses(AdvisoryResponse, "Color and advisories with `extents`"),
+});
+
+async function advise(
+  db: Db,
+  input: { geometry: unknown; rulesets: unknown; start?: string; end?: string },
+  withExtents: boolean,
+) {
+  const area = areaFrom(input.geometry);
+  const ids = rulesetIdsFrom(input.rulesets);
+  const timeWindow = timeWindowFrom(input.start, input.end);
+  const { rulesets, features, cells } = await advisoryInputs(db, bboxOf(area), ids, timeWindow);
+  const unknown = ids.filter((id) => !rulesets.some((r) => r.id === id));
+  if (unknown.length > 0) throw unknownRulesetsError(unknown);
+  return adviseArea({ area, features, cells, rulesets, withExtents });
+}
+
+export const advisoryRoutes = createRouter()
+  .openapi(v1, async (c) => success(c, await advise(c.var.db, c.req.valid("query"), false)))
+  .openapi(v2, async (c) => success(c, await advise(c.var.db, c.req.valid("json"), true)));
