@@ -28,7 +28,6 @@ import {
   defaultSelection,
   type FlightFeature,
   LAANC_TYPE,
-  type Rule,
   type Ruleset,
   type Trigger,
 } from "../domain/airspace/rules";

@@ -35,7 +35,8 @@ const FAA_REGISTRATION = /^FA[0-9A-Z]{8}$/i;
 
 export function briefing(input: BriefingInput) {
   const statuses: Record<string, string[]> = {};
-  for (const a of input.authorizations) (statuses[a.authority.id] ??= []).push(a.status);
+  for (const a of input.authorizations)
+    statuses[a.authority.id] = [...(statuses[a.authority.id] ?? []), a.status];
   return {
     color: input.color,
     advisories: input.advisories,

@@ -30,7 +30,7 @@ export function areaFrom(input: unknown): Polygon {
 /** Ruleset ids from a comma-separated string or an array; at least one. */
 export function rulesetIdsFrom(input: unknown, name = "rulesets"): string[] {
   const parts = Array.isArray(input) ? input : typeof input === "string" ? input.split(",") : undefined;
-  if (!parts || !parts.every((p) => typeof p === "string"))
+  if (!parts?.every((p) => typeof p === "string"))
     throw badRequest(name, "give ruleset ids, comma-separated or as an array");
   const ids = [...new Set(parts.map((p) => p.trim()).filter((p) => p !== ""))];
   if (ids.length === 0) throw badRequest(name, "give at least one ruleset id (see POST /rules/v1/)");
