@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { colorRank, highestColor } from "../../worker/domain/airspace/colors";
+import {
+  adviseUnder,
+  defaultSelection,
+  type Rule,
+  type Ruleset,
+  ruleStatus,
+  testFeature,
+} from "../../worker/domain/airspace/rules";
+
+const rule = (id: number, partial: Partial<Rule>): Rule => ({
+  id,
+  short_text: `rule ${id}`,
+  description: "",
+  display_order: id,
+  flight_features: [],
+  condition: null,
+  triggers: [],
+  ...partial,
+});
+
+const ruleset = (
+  id: string,
+  selection: Ruleset["selection_type"],
+  isDefault: boolean,
+  jurisdiction = 840,
+): Ruleset => ({
+  id,
+  name: id,
+  short_name: id,
+  description: "",
+  selection_type: selection,
+  default: isDefault,
+  jurisdiction: { id: jurisdiction, name: "j", region: "federal" },
+  airspace_types: [],
+  rules: [],
+});
+
+describe("advisory colors", () => {
+  it("rank green < yellow < orange < red, and the highest wins (green when none)", () => {
+    expect(["green", "yellow", "orange", "red"].map((c) => colorRank(c as never))).toEqual([0, 1, 2, 3]);
+    expect(highestColor([])).toBe("green");
+    expect(highestColor(["yellow", "red", "orange"])).toBe("red");
+    expect(highestColor(["yellow", "orange", "yellow"])).toBe("orange");
+  });
+});
+
+describe("the rule an airspace feature falls under", () => {
+  const specialUse = {
+    rules: [
+      rule(1, {
+        triggers: [
+          { type: "special_use_airspace", when: { type: "prohibited" }, color: "red" },
+          { type: "special_use_airspace", when: { type: ["restricted", "danger"] }, color: "orange" },
+          { type: "special_use_airspace", color: "yellow" },
+        ],
+      }),
+      rule(2, { triggers: [{ type: "airport", color: "yellow" }] }),
+    ],
+  };
+
+  it("takes the most restrictive matching trigger, matching properties exactly or among a list", () => {
+    const advise = (properties: Record<string, unknown>) =>
+      adviseUnder(specialUse, { type: "special_use_airspace", properties });
+    expect(advise({ type: "prohibited" })).toEqual({ ruleId: 1, color: "red" });
+    expect(advise({ type: "danger" })).toEqual({ ruleId: 1, color: "orange" });
+    expect(advise({ type: "moa" })).toEqual({ ruleId: 1, color: "yellow" });
+    expect(adviseUnder(specialUse, { type: "airport", properties: {} })).toEqual({
+      ruleId: 2,
+      color: "yellow",
+    });
+  });
+
+  it("is none when the ruleset has no rule for the type", () => {
+    expect(adviseUnder(specialUse, { type: "school", properties: {} })).toBeUndefined();
+  });
+});
+
+describe("rule statuses", () => {
+  const context = { features: {}, triggeredColors: [], authorizations: {} };
+  const altitude = rule(1, { condition: { feature: "flight_max_altitude_agl", op: "lte", value: 121.92 } });
+
+  it("checks a condition against the flight's features: conflicting, not conflicting or missing", () => {
+    expect(ruleStatus(altitude, { ...context, features: { flight_max_altitude_agl: 100 } })).toBe(
+      "not_conflicting",
+    );
+    expect(ruleStatus(altitude, { ...context, features: { flight_max_altitude_agl: 150 } })).toBe(
+      "conflicting",
+    );
+    expect(ruleStatus(altitude, context)).toBe("missing_info");
+    expect(ruleStatus(altitude, { ...context, features: { flight_max_altitude_agl: "120" } })).toBe(
+      "not_conflicting",
+    );
+  });
+
+  it("applies a conditional rule only when its `when` holds", () => {
+    const registration = rule(2, {
+      condition: {
+        feature: "uav_registered",
+        op: "eq",
+        value: true,
+        when: { feature: "uav_weight", op: "gt", value: 0.25 },
+      },
+    });
+    expect(ruleStatus(registration, { ...context, features: { uav_weight: 0.2 } })).toBe("not_conflicting");
+    expect(ruleStatus(registration, { ...context, features: { uav_weight: 0.9 } })).toBe("missing_info");
+    expect(
+      ruleStatus(registration, { ...context, features: { uav_weight: 0.9, uav_registered: false } }),
+    ).toBe("conflicting");
+    expect(
+      ruleStatus(registration, { ...context, features: { uav_weight: 0.9, uav_registered: "true" } }),
+    ).toBe("not_conflicting");
+    expect(ruleStatus(registration, context)).toBe("missing_info");
+  });
+
+  it("informs when a rule has nothing to check, or only a yellow advisory raised it", () => {
+    expect(ruleStatus(rule(3, {}), context)).toBe("informational");
+    const airports = rule(4, { triggers: [{ type: "airport", color: "yellow" }] });
+    expect(ruleStatus(airports, { ...context, triggeredColors: ["yellow"] })).toBe("informational");
+    expect(ruleStatus(airports, context)).toBe("not_conflicting");
+    const tfr = rule(5, { triggers: [{ type: "tfr", color: "red" }] });
+    expect(ruleStatus(tfr, { ...context, triggeredColors: ["red"] })).toBe("conflicting");
+  });
+
+  it("settles an authorization rule by the authority's answers", () => {
+    const laanc = rule(6, {
+      condition: { authorization: "faa-laanc" },
+      triggers: [{ type: "controlled_airspace", color: "orange" }],
+    });
+    const triggered = { ...context, triggeredColors: ["orange" as const] };
+    expect(ruleStatus(laanc, context)).toBe("not_conflicting");
+    expect(
+      ruleStatus(laanc, { ...triggered, authorizations: { "faa-laanc": ["accepted", "accepted"] } }),
+    ).toBe("not_conflicting");
+    expect(
+      ruleStatus(laanc, { ...triggered, authorizations: { "faa-laanc": ["accepted", "pending"] } }),
+    ).toBe("missing_info");
+    expect(ruleStatus(laanc, { ...triggered, authorizations: { "faa-laanc": ["rejected"] } })).toBe(
+      "conflicting",
+    );
+    expect(ruleStatus(laanc, triggered)).toBe("conflicting");
+  });
+
+  it("compares every way a condition can", () => {
+    const features = { speed: 10 };
+    const test = (op: "lt" | "lte" | "gt" | "gte" | "eq", value: number) =>
+      testFeature({ feature: "speed", op, value }, features);
+    expect([test("lt", 10), test("lte", 10), test("gt", 9), test("gte", 11), test("eq", 10)]).toEqual([
+      false,
+      true,
+      true,
+      false,
+      true,
+    ]);
+  });
+});
+
+describe("default selection by selection type", () => {
+  it("selects every required ruleset, one pick1 per jurisdiction (the default), and default optionals", () => {
+    const rulesets = [
+      ruleset("usa_part_107", "pick1", true),
+      ruleset("usa_sec_44809", "pick1", false),
+      ruleset("usa_national_parks", "required", true),
+      ruleset("usa_advisories", "optional", true),
+      ruleset("usa_extra", "optional", false),
+      ruleset("gbr_open_category", "pick1", false, 826),
+      ruleset("gbr_specific_category", "pick1", false, 826),
+    ];
+    expect(defaultSelection(rulesets).map((r) => r.id)).toEqual([
+      "usa_part_107",
+      "usa_national_parks",
+      "usa_advisories",
+      "gbr_open_category",
+    ]);
+  });
+});
