@@ -35,7 +35,10 @@ describe("reading a pilot", () => {
 
   it("shows anyone else exactly id, username and statistics", async () => {
     const pilot = await newPilot();
-    await asPilot(pilot, pilot.path, { method: "PATCH", body: { phone: "+13105551212", email: "a@b.example" } });
+    await asPilot(pilot, pilot.path, {
+      method: "PATCH",
+      body: { phone: "+13105551212", email: "a@b.example" },
+    });
     const stranger = await newPilot("bob", pilot.account);
     for (const res of [
       await call(pilot.path, { apiKey: pilot.apiKey }),
@@ -116,7 +119,8 @@ describe("reading a pilot", () => {
     // The fixture's app_metadata carries a key only the platform sets; ours is empty, still an object.
     delete theirs["app_metadata.faa_registration_number"];
     theirs.app_metadata = "object";
-    for (const [path, type] of Object.entries(theirs)) expect({ path, type: ours[path] }).toEqual({ path, type });
+    for (const [path, type] of Object.entries(theirs))
+      expect({ path, type: ours[path] }).toEqual({ path, type });
   });
 });
 
@@ -186,26 +190,41 @@ describe("changing the profile", () => {
   it("clears a field sent as null", async () => {
     const pilot = await newPilot();
     await asPilot(pilot, pilot.path, { method: "PATCH", body: { first_name: "Ada", phone: "+13105551212" } });
-    const res = await asPilot(pilot, pilot.path, { method: "PATCH", body: { first_name: null, phone: null } });
+    const res = await asPilot(pilot, pilot.path, {
+      method: "PATCH",
+      body: { first_name: null, phone: null },
+    });
     expect(res.json.data).toMatchObject({ first_name: null, phone: null });
   });
 
   it("resets verification when the phone or email changes, and keeps it when they do not", async () => {
     const pilot = await newPilot();
-    await asPilot(pilot, pilot.path, { method: "PATCH", body: { phone: "+13105551212", email: "a@example.com" } });
+    await asPilot(pilot, pilot.path, {
+      method: "PATCH",
+      body: { phone: "+13105551212", email: "a@example.com" },
+    });
     for (const channel of ["phone", "email"] as const) {
       await asPilot(pilot, `${pilot.path}/${channel}/send_token`, { method: "POST", body: {} });
       const code = await latestCode(pilot, channel);
-      await asPilot(pilot, `${pilot.path}/${channel}/verify_token`, { method: "POST", body: { token: code } });
+      await asPilot(pilot, `${pilot.path}/${channel}/verify_token`, {
+        method: "POST",
+        body: { token: code },
+      });
     }
     const same = await asPilot(pilot, pilot.path, {
       method: "PATCH",
       body: { phone: "+1 310 555 1212", email: "a@example.com" },
     });
     expect(same.json.data.verification_status).toEqual({ email: true, phone: true });
-    const changedPhone = await asPilot(pilot, pilot.path, { method: "PATCH", body: { phone: "+13105550000" } });
+    const changedPhone = await asPilot(pilot, pilot.path, {
+      method: "PATCH",
+      body: { phone: "+13105550000" },
+    });
     expect(changedPhone.json.data.verification_status).toEqual({ email: true, phone: false });
-    const changedEmail = await asPilot(pilot, pilot.path, { method: "PATCH", body: { email: "b@example.com" } });
+    const changedEmail = await asPilot(pilot, pilot.path, {
+      method: "PATCH",
+      body: { email: "b@example.com" },
+    });
     expect(changedEmail.json.data.verification_status).toEqual({ email: false, phone: false });
   });
 });
@@ -219,7 +238,10 @@ describe("verifying phone and email", () => {
     expect(sent.json).toEqual({ status: "success", data: {} });
     const code = await latestCode(pilot, "phone");
     expect(code).toMatch(/^\d{6}$/);
-    const res = await asPilot(pilot, `${pilot.path}/phone/verify_token`, { method: "POST", body: { token: code } });
+    const res = await asPilot(pilot, `${pilot.path}/phone/verify_token`, {
+      method: "POST",
+      body: { token: code },
+    });
     expect(res.json).toEqual({ status: "success", data: { verified: true } });
     const profile = await asPilot(pilot, pilot.path);
     expect(profile.json.data.verification_status).toEqual({ phone: true, email: false });
@@ -263,7 +285,10 @@ describe("verifying phone and email", () => {
     await asPilot(pilot, pilot.path, { method: "PATCH", body: { email: "ada@example.com" } });
     await asPilot(pilot, `${pilot.path}/email/send_token`, { method: "POST", body: {} });
     const code = await latestCode(pilot, "email");
-    const res = await asPilot(pilot, `${pilot.path}/email/verify_token`, { method: "POST", body: { token: code } });
+    const res = await asPilot(pilot, `${pilot.path}/email/verify_token`, {
+      method: "POST",
+      body: { token: code },
+    });
     expect(res.json.data).toEqual({ verified: true });
     const profile = await asPilot(pilot, pilot.path);
     expect(profile.json.data.verification_status).toEqual({ phone: false, email: true });
@@ -275,7 +300,10 @@ describe("verifying phone and email", () => {
     await asPilot(pilot, `${pilot.path}/phone/send_token`, { method: "POST" });
     await asPilot(pilot, `${pilot.path}/phone/send_token`, { method: "POST" });
     const code = await latestCode(pilot, "phone");
-    const res = await asPilot(pilot, `${pilot.path}/phone/verify_token`, { method: "POST", body: { token: code } });
+    const res = await asPilot(pilot, `${pilot.path}/phone/verify_token`, {
+      method: "POST",
+      body: { token: code },
+    });
     expect(res.json.data).toEqual({ verified: true });
   });
 });
@@ -283,16 +311,27 @@ describe("verifying phone and email", () => {
 describe("the development outbox", () => {
   it("lists what was delivered to the pilot, newest first", async () => {
     const pilot = await newPilot();
-    await asPilot(pilot, pilot.path, { method: "PATCH", body: { phone: "+13105551212", email: "ada@example.com" } });
+    await asPilot(pilot, pilot.path, {
+      method: "PATCH",
+      body: { phone: "+13105551212", email: "ada@example.com" },
+    });
     await asPilot(pilot, `${pilot.path}/phone/send_token`, { method: "POST" });
     await asPilot(pilot, `${pilot.path}/email/send_token`, { method: "POST" });
-    const res = await call(`/dev/v1/outbox?pilot_id=${encodeURIComponent(pilot.pilotId)}`, { apiKey: pilot.apiKey });
+    const res = await call(`/dev/v1/outbox?pilot_id=${encodeURIComponent(pilot.pilotId)}`, {
+      apiKey: pilot.apiKey,
+    });
     expect(res.status).toBe(200);
     expect(res.json.data).toHaveLength(2);
-    expect(res.json.data[0]).toMatchObject({ pilot_id: pilot.pilotId, channel: "email", to: "ada@example.com" });
+    expect(res.json.data[0]).toMatchObject({
+      pilot_id: pilot.pilotId,
+      channel: "email",
+      to: "ada@example.com",
+    });
     expect(res.json.data[1]).toMatchObject({ pilot_id: pilot.pilotId, channel: "phone", to: "+13105551212" });
     expect(res.json.data[0].token).toMatch(/^\d{6}$/);
-    expect(Date.parse(res.json.data[0].created_at)).toBeGreaterThanOrEqual(Date.parse(res.json.data[1].created_at));
+    expect(Date.parse(res.json.data[0].created_at)).toBeGreaterThanOrEqual(
+      Date.parse(res.json.data[1].created_at),
+    );
   });
 
   it("shows nothing of another account's pilots", async () => {
@@ -305,5 +344,38 @@ describe("the development outbox", () => {
     });
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual([]);
+  });
+});
+
+describe("documentation", () => {
+  it("documents the pilot and aircraft routes and exactly the fields PATCH takes", async () => {
+    const doc = await call("/openapi.json");
+    expect(Object.keys(doc.json.paths)).toEqual(
+      expect.arrayContaining([
+        "/pilot/v2/profile",
+        "/pilot/v2/{id}",
+        "/pilot/v2/{id}/phone/send_token",
+        "/pilot/v2/{id}/phone/verify_token",
+        "/pilot/v2/{id}/email/send_token",
+        "/pilot/v2/{id}/email/verify_token",
+        "/pilot/v2/{id}/aircraft",
+        "/pilot/v2/{id}/aircraft/{aircraft_id}",
+        "/aircraft/v2/manufacturer",
+        "/aircraft/v2/model",
+        "/aircraft/v2/model/{id}",
+        "/dev/v1/outbox",
+      ]),
+    );
+    const patch = doc.json.components.schemas.PilotPatch;
+    expect(Object.keys(patch.properties).sort()).toEqual([
+      "email",
+      "first_name",
+      "last_name",
+      "phone",
+      "picture_url",
+      "user_metadata",
+      "username",
+    ]);
+    expect(patch.additionalProperties).toBe(false);
   });
 });

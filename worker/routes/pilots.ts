@@ -112,7 +112,7 @@ const PilotPatch = z
       ctx.addIssue({ code: "custom", path: [key], message });
     }
   })
-  .openapi("PilotPatch");
+  .openapi("PilotPatch", { additionalProperties: false });
 
 const VerifyRequest = z
   .object({
