@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
+import { unknownRulesetsError } from "../domain/airspace/inputs";
 import { bboxOf, flightArea, geometryError, geometryProblem } from "../domain/flightArea";
 import { planView } from "../domain/flightViews";
 import type { Geometry, LineString, Point, Polygon } from "../domain/geojson";
@@ -11,6 +12,7 @@ import { success } from "../lib/jsend";
 import { geometryInput, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
 import { parseTime } from "../lib/time";
 import { requireToken } from "../middleware/token";
+import { authorizationsForPlan, locatePoint, unknownRulesetIds } from "../store/airspace";
 import {
   type FlightPlanRow,
   findPlan,
@@ -103,6 +105,8 @@ async function validatedPlan(c: Context<AppEnv>, input: PlanInput, pilotId: stri
   const minAltitude = input.min_altitude_agl ?? 0;
   if (minAltitude > input.max_altitude_agl)
     throw badRequest("min_altitude_agl", "must not exceed max_altitude_agl");
+  const unknownRulesets = await unknownRulesetIds(c.var.db, input.rulesets ?? []);
+  if (unknownRulesets.length > 0) throw unknownRulesetsError(unknownRulesets);
   const buffer = input.buffer ?? 0;
   const problem = geometryProblem(input.geometry, buffer);
   if (problem) throw geometryError(problem);
@@ -187,6 +191,10 @@ export const flightPlanRoutes = createRouter()
   .openapi(submit, async (c) => {
     const plan = await ownPlan(c, c.req.valid("param").plan_id);
     if (plan.flightId) throw conflict("This flight plan was already submitted");
+    const [place, authorizations] = await Promise.all([
+      locatePoint(c.var.db, plan.takeoffLatitude, plan.takeoffLongitude),
+      authorizationsForPlan(c.var.db, plan),
+    ]);
     const flight = await submitPlan(c.var.db, plan.id, {
       id: newId("flight"),
       accountId: plan.accountId,
@@ -205,10 +213,8 @@ export const flightPlanRoutes = createRouter()
       createdAt: Date.now(),
       public: c.req.valid("json").public ?? false,
       notify: false,
-      city: null,
-      state: null,
-      country: null,
-      authorizations: [],
+      ...place,
+      authorizations,
     });
     if (!flight) throw conflict("This flight plan was already submitted");
     return success(c, planView({ ...plan, flightId: flight.id }));

@@ -14,6 +14,7 @@ import { success } from "../lib/jsend";
 import { booleanFlag, recordId, responses, security, securityWithToken, timeInput } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { optionalToken, requireToken } from "../middleware/token";
+import { authorizationsForPlan, locatePoint } from "../store/airspace";
 import {
   deletePlannedFlight,
   endFlight,
@@ -194,6 +195,17 @@ export const flightRoutes = createRouter()
     }
     const buffer = input.buffer ?? 100;
     const area = bufferCircle([input.longitude, input.latitude], buffer);
+    const maxAltitude = input.max_altitude ?? 0;
+    const [place, authorizations] = await Promise.all([
+      locatePoint(c.var.db, input.latitude, input.longitude),
+      authorizationsForPlan(c.var.db, {
+        area,
+        maxAltitudeAgl: maxAltitude,
+        rulesets: [],
+        startTime,
+        endTime,
+      }),
+    ]);
     const flight = await insertFlight(c.var.db, {
       id: newId("flight"),
       accountId: c.var.account.id,
@@ -205,16 +217,14 @@ export const flightRoutes = createRouter()
       buffer,
       geometry: area,
       ...bboxOf(area),
-      maxAltitude: input.max_altitude ?? 0,
+      maxAltitude,
       startTime,
       endTime,
       createdAt: now,
       public: input.public ?? false,
       notify: input.notify ?? false,
-      city: null,
-      state: null,
-      country: null,
-      authorizations: [],
+      ...place,
+      authorizations,
     });
     return success(c, flightView(flight));
   })
