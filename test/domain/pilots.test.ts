@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fullProfile, normalizePhone, publicProfile } from "../../worker/domain/pilots";
+import { fullProfile, nestingDepth, normalizePhone, publicProfile } from "../../worker/domain/pilots";
 
 describe("normalizePhone", () => {
   it("drops what people type between digits and reads 00 as +", () => {
@@ -20,6 +20,15 @@ describe("normalizePhone", () => {
       "++1310",
     ])
       expect(normalizePhone(input), input).toBeUndefined();
+  });
+});
+
+describe("nestingDepth", () => {
+  it("counts levels of objects and arrays", () => {
+    expect(nestingDepth("x")).toBe(0);
+    expect(nestingDepth({})).toBe(1);
+    expect(nestingDepth({ a: 1, b: [2, { c: [] }] })).toBe(4);
+    expect(nestingDepth(JSON.parse("[".repeat(5000) + "]".repeat(5000)))).toBe(5000);
   });
 });
 

@@ -111,6 +111,19 @@ describe("PATCH refuses what a pilot may not change", () => {
     expect(Object.keys(stored.json.data.user_metadata)).toEqual(["a"]);
   });
 
+  it("refuses user_metadata nested deeper than the database can merge", async () => {
+    const pilot = await newPilot();
+    for (const nested of [
+      "[".repeat(1500) + "]".repeat(1500),
+      `${'{"b":'.repeat(1100)}1${"}".repeat(1100)}`,
+    ]) {
+      const res = await patch(pilot, `{"user_metadata":{"a":${nested}}}`);
+      expect(res.status).toBe(400);
+      expect(fieldNames(res)).toEqual(["user_metadata"]);
+    }
+    expect((await patch(pilot, { user_metadata: { a: { b: { c: [1, [2]] } } } })).status).toBe(200);
+  });
+
   it("answers 400 for a body that is not a JSON object and 415 for another content type", async () => {
     const pilot = await newPilot();
     const malformed = await patch(pilot, "{not json");

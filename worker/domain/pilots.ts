@@ -11,6 +11,20 @@ export interface PilotStatistics {
 
 /** Largest stored `user_metadata`, as JSON text: a profile is not a document store. */
 export const MAX_USER_METADATA_BYTES = 16 * 1024;
+/** Deepest nesting of `user_metadata` (SQLite's JSON functions fail past 1000 levels). */
+export const MAX_USER_METADATA_DEPTH = 32;
+
+/** Levels of objects and arrays in a JSON value: 0 for a scalar, 1 for `{}`. */
+export function nestingDepth(value: unknown): number {
+  let depth = 0;
+  let level = [value];
+  for (;;) {
+    const containers = level.filter((v): v is object => typeof v === "object" && v !== null);
+    if (containers.length === 0) return depth;
+    depth++;
+    level = containers.flatMap((v) => Object.values(v));
+  }
+}
 
 /**
  * E.164 from what people type: spaces, dashes, dots and brackets dropped, a leading `00` read as

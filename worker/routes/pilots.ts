@@ -3,7 +3,14 @@ import type { Context } from "hono";
 import type { VerificationChannel } from "../../schema";
 import { createRouter, validationError } from "../app";
 import { DeliveryFailed, deliveryProvider } from "../delivery";
-import { fullProfile, MAX_USER_METADATA_BYTES, normalizePhone, publicProfile } from "../domain/pilots";
+import {
+  fullProfile,
+  MAX_USER_METADATA_BYTES,
+  MAX_USER_METADATA_DEPTH,
+  nestingDepth,
+  normalizePhone,
+  publicProfile,
+} from "../domain/pilots";
 import {
   CODE_LIFETIME_MS,
   MAX_SENDS_PER_WINDOW,
@@ -94,6 +101,9 @@ const patchFields = {
     .record(z.string(), z.unknown())
     .refine((value) => JSON.stringify(value).length <= MAX_USER_METADATA_BYTES, {
       message: `at most ${MAX_USER_METADATA_BYTES} bytes of JSON`,
+    })
+    .refine((value) => nestingDepth(value) <= MAX_USER_METADATA_DEPTH, {
+      message: `nested at most ${MAX_USER_METADATA_DEPTH} levels deep`,
     })
     .optional()
     .openapi({ description: "Merged key by key into the stored object; a key set to null is removed" }),
