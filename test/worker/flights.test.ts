@@ -244,6 +244,22 @@ describe("flight lifecycle", () => {
     ).toBe(409);
   });
 
+  it("closes the flight's telemetry session when it ends", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "streamer");
+    const flight = await flightAt(account, token, { start_time: iso(Date.now() - hour) });
+    const comm = await call(`/flight/v2/${flight.id}/start-comm`, {
+      method: "POST",
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(comm.status).toBe(200);
+    const open = "SELECT count(*) AS n FROM telemetry_sessions WHERE flight_id = ? AND closed_at IS NULL";
+    expect(await env.DB.prepare(open).bind(flight.id).first("n")).toBe(1);
+    await call(`/flight/v2/${flight.id}/end`, { method: "POST", apiKey: account.apiKey, token });
+    expect(await env.DB.prepare(open).bind(flight.id).first("n")).toBe(0);
+  });
+
   it("deletes only before the start, then the flight is gone everywhere", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "deleter");

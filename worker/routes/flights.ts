@@ -28,6 +28,7 @@ import {
   listFlights,
   ownsAircraft,
 } from "../store/flights";
+import { closeSessions } from "../store/telemetrySessions";
 
 const FOUR_HOURS_MS = 4 * 60 * 60 * 1000;
 /** A geometry-filtered list tests at most this many bbox candidates exactly. */
@@ -283,6 +284,7 @@ export const flightRoutes = createRouter()
     if (state !== "active") throw conflict(`Only an active flight can end; this one is ${state}`);
     const ended = await endFlight(c.var.db, flight.id, now);
     if (!ended) throw conflict("This flight is no longer active");
+    await closeSessions(c.var.db, flight.id, now);
     return success(c, { end_time: isoTime(ended.endTime) });
   })
   .openapi(remove, async (c) => {
