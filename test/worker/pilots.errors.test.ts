@@ -254,3 +254,58 @@ describe("routes that do not exist", () => {
     expect(fieldNames(outbox)).toEqual(["pilot_id"]);
   });
 });
+
+describe("odd input", () => {
+  it("never answers 5xx, on any pilot or aircraft route", async () => {
+    const pilot = await pilotWithPhone();
+    const created = await asPilot(pilot, `${pilot.path}/aircraft`, {
+      method: "POST",
+      body: { nickname: "Odd", model_id: "model|dji-mini-2" },
+    });
+    const aircraft = `${pilot.path}/aircraft/${encodeURIComponent(created.json.data.id)}`;
+    const targets: [string, string][] = [
+      ["PATCH", pilot.path],
+      ["POST", `${pilot.path}/phone/verify_token`],
+      ["POST", `${pilot.path}/email/verify_token`],
+      ["POST", `${pilot.path}/phone/send_token`],
+      ["POST", `${pilot.path}/aircraft`],
+      ["PATCH", aircraft],
+    ];
+    const bodies = [
+      "",
+      "null",
+      "[]",
+      '"text"',
+      "42",
+      "{",
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{}}}',
+      JSON.stringify({
+        first_name: "\u0000\ud800",
+        user_metadata: { "": null, "\u0000": [] },
+        token: "\u0661".repeat(6),
+      }),
+      JSON.stringify({ nickname: "x".repeat(100_000), model_id: "%" }),
+      JSON.stringify({ username: { $gt: "" }, phone: ["+13105551212"], email: 1, token: { a: 1 } }),
+    ];
+    for (const [method, path] of targets) {
+      for (const body of bodies) {
+        const res = await asPilot(pilot, path, { method, body });
+        expect(res.status, `${method} ${path} ${body.slice(0, 40)}`).toBeLessThan(500);
+        expect(res.json?.status, res.text).toMatch(/^(success|fail)$/);
+      }
+    }
+    for (const path of [
+      `${pilot.path}?statistics=`,
+      `${pilot.path}?statistics=true&statistics=false`,
+      "/pilot/v2/%E0%A4%A",
+      `/pilot/v2/${"x".repeat(300)}`,
+      "/aircraft/v2/model?manufacturer=%00&q=%5C",
+      "/aircraft/v2/model/%FF",
+      "/dev/v1/outbox?pilot_id=%27%3B--",
+    ]) {
+      const res = await asPilot(pilot, path);
+      expect(res.status, path).toBeLessThan(500);
+    }
+  });
+});

@@ -114,7 +114,7 @@ const PilotPatch = z
   .catchall(z.unknown())
   .superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
-      if (key in patchFields) continue;
+      if (Object.hasOwn(patchFields, key)) continue;
       const message =
         key === "app_metadata"
           ? "is set by the application, not by the pilot"
