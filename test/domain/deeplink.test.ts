@@ -20,9 +20,18 @@ import {
   dynamicLink,
   linkFieldsFromQuery,
 } from "../../worker/domain/deeplink/link";
+import { mapView, takeoffPoint } from "../../worker/domain/deeplink/mapView";
+import {
+  completeSelection,
+  initialSelection,
+  pick1Groups,
+  type RulesetChoice,
+  selectionProblem,
+} from "../../worker/domain/deeplink/rulesets";
+import type { Polygon } from "../../worker/domain/geojson";
 
-const square = {
-  type: "Polygon" as const,
+const square: Polygon = {
+  type: "Polygon",
   coordinates: [
     [
       [-118.3, 34.0],
@@ -268,5 +277,148 @@ describe("altitude presets and units", () => {
   it("offers every preset in meters for the API", () => {
     expect(altitudePresets("imperial").map((p) => p.value)).toEqual(ALTITUDE_PRESETS.imperial);
     expect(altitudePresets("imperial")[0]).toEqual({ value: 50, label: "50 ft", meters: 15.24 });
+  });
+});
+
+const federal = { id: 1, name: "United States" };
+const state = { id: 2, name: "Tennessee" };
+const rulesets: RulesetChoice[] = [
+  {
+    id: "usa_airmap_rules",
+    name: "AirMap rules",
+    selection_type: "required",
+    default: true,
+    jurisdiction: federal,
+  },
+  { id: "usa_part_107", name: "Part 107", selection_type: "pick1", default: true, jurisdiction: federal },
+  {
+    id: "usa_sec_44809",
+    name: "Recreational",
+    selection_type: "pick1",
+    default: false,
+    jurisdiction: federal,
+  },
+  { id: "usa_wildlife", name: "Wildlife", selection_type: "optional", default: false, jurisdiction: federal },
+  { id: "usa_tn_parks", name: "TN parks", selection_type: "optional", default: true, jurisdiction: state },
+  { id: "usa_tn_a", name: "TN A", selection_type: "pick1", default: false, jurisdiction: state },
+  { id: "usa_tn_b", name: "TN B", selection_type: "pick1", default: false, jurisdiction: state },
+];
+
+describe("ruleset choice", () => {
+  it("starts from the defaults: required, the default pick1, default optional ones", () => {
+    expect(initialSelection(rulesets, undefined)).toEqual([
+      "usa_airmap_rules",
+      "usa_part_107",
+      "usa_tn_parks",
+    ]);
+  });
+
+  it("preselects ruleset_ids, one pick1 per jurisdiction, falling back to its default", () => {
+    expect(
+      initialSelection(rulesets, ["usa_sec_44809", "usa_part_107", "usa_wildlife", "usa_tn_b", "nope_x"]),
+    ).toEqual(["usa_airmap_rules", "usa_sec_44809", "usa_wildlife", "usa_tn_b"]);
+    expect(initialSelection(rulesets, ["usa_wildlife"])).toEqual([
+      "usa_airmap_rules",
+      "usa_part_107",
+      "usa_wildlife",
+    ]);
+  });
+
+  it("groups pick1 rulesets by jurisdiction and asks for exactly one in each", () => {
+    expect(pick1Groups(rulesets).map((g) => [g.jurisdiction, g.rulesets.map((r) => r.id)])).toEqual([
+      ["United States", ["usa_part_107", "usa_sec_44809"]],
+      ["Tennessee", ["usa_tn_a", "usa_tn_b"]],
+    ]);
+    expect(selectionProblem(rulesets, ["usa_part_107", "usa_tn_a"])).toBeNull();
+    expect(selectionProblem(rulesets, ["usa_part_107"])).toBe("choose one of: TN A, TN B");
+    expect(selectionProblem(rulesets, ["usa_part_107", "usa_sec_44809", "usa_tn_a"])).toBe(
+      "choose only one of: Part 107, Recreational",
+    );
+    expect(
+      selectionProblem(
+        rulesets.filter((r) => r.selection_type !== "pick1"),
+        [],
+      ),
+    ).toBeNull();
+  });
+
+  it("always adds the required rulesets and drops ids that do not apply", () => {
+    expect(completeSelection(rulesets, ["usa_tn_a", "elsewhere_x"])).toEqual([
+      "usa_airmap_rules",
+      "usa_tn_a",
+    ]);
+  });
+});
+
+describe("map and takeoff", () => {
+  it("takes off at a Point, a path's start, or inside a Polygon", () => {
+    expect(takeoffPoint({ type: "Point", coordinates: [1, 2] })).toEqual([1, 2]);
+    expect(
+      takeoffPoint({
+        type: "LineString",
+        coordinates: [
+          [3, 4],
+          [5, 6],
+        ],
+      }),
+    ).toEqual([3, 4]);
+    const [lng, lat] = takeoffPoint(square);
+    expect(lng).toBeCloseTo(-118.295, 9);
+    expect(lat).toBeCloseTo(34.005, 9);
+    // A U shape whose vertex centroid falls in the notch takes off at a vertex instead.
+    const u = {
+      type: "Polygon" as const,
+      coordinates: [
+        [
+          [0, 0],
+          [3, 0],
+          [3, 3],
+          [2, 3],
+          [2, 0.5],
+          [1, 0.5],
+          [1, 3],
+          [0, 3],
+          [0, 0],
+        ] as [number, number][],
+      ],
+    };
+    expect(takeoffPoint(u)).toEqual([0, 0]);
+  });
+
+  it("draws the area north up inside the box, and puts far advisories on its edge", () => {
+    const view = mapView(square, square, [
+      { latitude: 34.005, longitude: -118.295, color: "orange", name: "inside" },
+      { latitude: 35, longitude: -118.295, color: "red", name: "far north" },
+    ]);
+    expect(view.width).toBe(640);
+    const points = [...view.area.matchAll(/[ML]([\d.]+) ([\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    for (const [x, y] of points) {
+      expect(x).toBeGreaterThanOrEqual(0);
+      expect(x).toBeLessThanOrEqual(view.width);
+      expect(y).toBeGreaterThanOrEqual(0);
+      expect(y).toBeLessThanOrEqual(view.height);
+    }
+    // The first ring position is the south-west corner: left and low on the drawing.
+    expect(points[0]![0]).toBeLessThan(points[1]![0]!);
+    expect(points[0]![1]).toBeGreaterThan(points[2]![1]!);
+    const [inside, far] = view.markers;
+    expect(inside!.offMap).toBe(false);
+    expect(inside!.x).toBeCloseTo(view.width / 2, 0);
+    expect(far!.offMap).toBe(true);
+    expect(far!.y).toBe(8);
+    expect(view.route).toBeUndefined();
+    expect(
+      mapView(
+        square,
+        {
+          type: "LineString",
+          coordinates: [
+            [-118.3, 34],
+            [-118.29, 34.01],
+          ],
+        },
+        [],
+      ).route,
+    ).toMatch(/^M/);
   });
 });

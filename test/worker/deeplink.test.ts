@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, createAccount, type TestAccount } from "./helpers";
 
@@ -24,6 +24,15 @@ beforeAll(async () => {
     .bind(account.accountId)
     .first<{ public_id: string }>();
   publicId = row!.public_id;
+  // Two rulesets for the builder to know; the page's choice among real ones is driven in Chromium.
+  await env.DB.batch(
+    ["usa_part_107", "usa_sec_44809"].map((id, i) =>
+      env.DB.prepare(
+        `INSERT INTO rulesets (id, jurisdiction_id, name, short_name, description, selection_type, is_default, airspace_types, display_order)
+         VALUES (?, 1, ?, ?, '', 'pick1', ?, '[]', ?)`,
+      ).bind(id, id, id, i === 0 ? 1 : 0, i),
+    ),
+  );
   const added = await call("/deeplink/v1/callbacks", {
     method: "POST",
     apiKey: account.apiKey,
@@ -158,6 +167,16 @@ describe("POST /deeplink/v1/create_flight", () => {
     });
     expect(res.status).toBe(400);
     expect(res.json.data.errors[0].message).toMatch(/not registered/);
+  });
+
+  it("refuses ruleset ids that name no ruleset", async () => {
+    const res = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { geometry: square, ruleset_ids: "usa_part_107,usa_nope" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors).toEqual([{ name: "ruleset_ids", message: "unknown rulesets: usa_nope" }]);
   });
 
   it("names every invalid field", async () => {
@@ -311,5 +330,97 @@ describe("POST /create_flight/v1/", () => {
       expect(res.text).toContain(`id="${field}-error"`);
     }
     expect(res.text).toMatch(/id="buffer"[^>]*value="-5"[^>]*aria-invalid="true"/);
+  });
+
+  it("signs the pilot in, creates and submits the plan, and redirects to the callback", async () => {
+    const callback = "https://partner.example/cb?state=s1";
+    const path = await creationPath({ geometry: square, altitude: 60, callback_url: callback });
+    const page = await call(`${path}&units=metric`);
+    const chosen = [...page.text.matchAll(/name="(pick1-\w+|ruleset)" value="([^"]+)" checked=""/g)].map(
+      (m) => [m[1]!, m[2]!] as const,
+    );
+    const fields: Record<string, string | string[]> = {
+      user_id: "web-pilot",
+      altitude: "60",
+      start: "0",
+      duration: "60",
+      action: "create",
+    };
+    for (const [name, value] of chosen) fields[name] = [fields[name] ?? [], value].flat();
+    // Not followed: the redirect leaves the service for the partner's callback.
+    const res = await SELF.fetch(`${BASE}${path}&units=metric`, {
+      method: "POST",
+      body: form(fields),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      redirect: "manual",
+    });
+    expect(res.status, await res.text()).toBe(303);
+    const location = new URL(res.headers.get("location")!);
+    expect(`${location.origin}${location.pathname}`).toBe("https://partner.example/cb");
+    expect(location.searchParams.get("state")).toBe("s1");
+    const flightId = location.searchParams.get("flight_id")!;
+    expect(flightId).toMatch(/^flight\|/);
+    const authorizations = JSON.parse(location.searchParams.get("authorizations")!);
+    expect(Array.isArray(authorizations)).toBe(true);
+    for (const a of authorizations) {
+      expect(Object.keys(a).sort()).toEqual(["authority", "description", "message", "status"]);
+      expect(["pending", "accepted", "rejected", "not_requested", "cancelled"]).toContain(a.status);
+    }
+    // The flight is the pilot's under the partner's account: the partner's own token reads it.
+    const token = await call("/auth/v1/anonymous/token", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { user_id: "web-pilot" },
+    });
+    const flight = await call(`/flight/v2/${encodeURIComponent(flightId)}`, {
+      apiKey: account.apiKey,
+      token: token.json.data.id_token,
+    });
+    expect(flight.status).toBe(200);
+    expect(flight.json.data.max_altitude).toBe(60);
+    expect(flight.json.data.authorizations).toEqual(authorizations);
+  });
+
+  it("shows the flight and its authorizations when the link has no callback", async () => {
+    const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 40 });
+    const res = await post(`${path}&units=metric`, {
+      user_id: "no-callback",
+      altitude: "30",
+      buffer: "40",
+      start: "15",
+      duration: "30",
+      action: "create",
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<h1>Flight created</h1>");
+    const flightId = /id="flight-id">([^<]+)</.exec(res.text)![1]!;
+    const token = await call("/auth/v1/anonymous/token", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { user_id: "no-callback" },
+    });
+    const flight = await call(`/flight/v2/${encodeURIComponent(flightId)}`, {
+      apiKey: account.apiKey,
+      token: token.json.data.id_token,
+    });
+    expect(flight.json.data.buffer).toBe(40);
+    expect(Date.parse(flight.json.data.end_time) - Date.parse(flight.json.data.start_time)).toBe(30 * 60_000);
+  });
+
+  it("re-renders with the pilot's choices and no flight on Update airspace", async () => {
+    const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] } });
+    const res = await post(`${path}&units=imperial`, {
+      user_id: "",
+      altitude: "121.92",
+      buffer: "650",
+      start: "60",
+      duration: "120",
+      action: "preview",
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('role="alert"');
+    expect(res.text).toMatch(/<option value="121.92" selected="">400 ft<\/option>/);
+    expect(res.text).toMatch(/id="buffer"[^>]*value="650"/);
+    expect(res.text).toMatch(/<option value="60" selected="">In 1 hour<\/option>/);
   });
 });

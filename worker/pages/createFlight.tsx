@@ -2,7 +2,7 @@ import type { Child } from "hono/jsx";
 import { type AltitudePreset, UNIT_LABEL, type Unit } from "../domain/deeplink/altitude";
 import type { Authorization } from "../domain/deeplink/callbacks";
 import type { MapView } from "../domain/deeplink/mapView";
-import type { RulesetChoice } from "../domain/deeplink/rulesets";
+import { pick1Groups, type RulesetChoice } from "../domain/deeplink/rulesets";
 import type { FieldError } from "../lib/jsend";
 
 /** The advisory fields the page shows (spec 2.5). */
@@ -14,6 +14,10 @@ export interface PageAdvisory {
   latitude: number;
   longitude: number;
 }
+
+/** Form field names: one radio group per jurisdiction's pick1 rulesets, one checkbox list of optional ones. */
+export const PICK1_FIELD = "pick1-";
+export const OPTIONAL_FIELD = "ruleset";
 
 export const START_OFFSETS_MINUTES = [0, 15, 30, 60, 120, 240];
 export const DURATIONS_MINUTES = [15, 30, 60, 120, 240];
@@ -73,13 +77,13 @@ label{display:block;font-weight:600;margin:.5rem 0 .25rem}
 input[type=text],input[type=number],select{width:100%;font:inherit;padding:.6rem;border:1px solid #6b7280;border-radius:.375rem;background:#fff}
 input:focus-visible,select:focus-visible,button:focus-visible,a:focus-visible,[tabindex]:focus-visible{outline:3px solid #2563eb;outline-offset:2px}
 .row{display:grid;grid-template-columns:1fr;gap:0 1rem}
-@media (min-width:40rem){.row{grid-template-columns:1fr 1fr}}
+@media (min-width:40rem){.row{grid-template-columns:1fr 1fr;align-items:end}}
 .hint{color:#4b5563;font-size:.9rem;margin:.25rem 0 0}
 .error-text{color:#b91c1c;font-weight:600;margin:.25rem 0 0}
 [aria-invalid=true]{border-color:#b91c1c;border-width:2px}
 .summary{border:3px solid #b91c1c;background:#fff;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
 .summary a{color:#b91c1c;font-weight:600}
-.map{width:100%;height:auto;display:block;background:#e8eef3;border-radius:.375rem}
+.map{width:100%;height:auto;max-height:24rem;display:block;background:#e8eef3;border-radius:.375rem}
 .badge{display:inline-block;padding:0 .5rem;border-radius:1rem;font-weight:600;font-size:.9rem;color:#fff}
 .green{background:#1a7f37}.yellow{background:#8a6a00}.orange{background:#c2410c}.red{background:#b91c1c}
 ul.advisories{list-style:none;padding:0;margin:.5rem 0 0}ul.advisories li{padding:.35rem 0;border-top:1px solid #e5e7eb}
@@ -248,13 +252,17 @@ function Rulesets(props: { model: PageModel }) {
   const error = errorFor(errors, "rulesets");
   const group = (type: RulesetChoice["selection_type"]) => rulesets.filter((r) => r.selection_type === type);
   const required = group("required");
-  const pick1 = group("pick1");
   const optional = group("optional");
-  const Choice = (p: { ruleset: RulesetChoice; type: "radio" | "checkbox"; fixed?: boolean }) => (
+  const Choice = (p: {
+    ruleset: RulesetChoice;
+    name?: string;
+    type: "radio" | "checkbox";
+    fixed?: boolean;
+  }) => (
     <label class="choice">
       <input
         type={p.type}
-        name={p.fixed ? undefined : p.type === "radio" ? "pick1" : "ruleset"}
+        name={p.name}
         value={p.ruleset.id}
         checked={p.fixed || form.selected.includes(p.ruleset.id)}
         disabled={p.fixed}
@@ -285,19 +293,19 @@ function Rulesets(props: { model: PageModel }) {
           ))}
         </div>
       ) : null}
-      {pick1.length > 0 ? (
+      {pick1Groups(rulesets).map((g) => (
         <fieldset>
-          <legend>Fly under one of</legend>
-          {pick1.map((r) => (
-            <Choice ruleset={r} type="radio" />
+          <legend>Fly under one of{g.jurisdiction ? ` (${g.jurisdiction})` : ""}</legend>
+          {g.rulesets.map((r) => (
+            <Choice ruleset={r} name={`${PICK1_FIELD}${g.key}`} type="radio" />
           ))}
         </fieldset>
-      ) : null}
+      ))}
       {optional.length > 0 ? (
         <fieldset>
           <legend>Also apply (optional)</legend>
           {optional.map((r) => (
-            <Choice ruleset={r} type="checkbox" />
+            <Choice ruleset={r} name={OPTIONAL_FIELD} type="checkbox" />
           ))}
         </fieldset>
       ) : null}

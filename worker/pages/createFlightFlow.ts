@@ -26,8 +26,10 @@ import type { PageApi } from "./api";
 import {
   DURATIONS_MINUTES,
   type FormState,
+  OPTIONAL_FIELD,
   type PageAdvisory,
   type PageModel,
+  PICK1_FIELD,
   START_OFFSETS_MINUTES,
 } from "./createFlight";
 
@@ -121,7 +123,9 @@ export function readForm(link: OpenedLink, body: FormBody): { form: FormState; e
       userId: one("user_id").slice(0, 128),
       altitudeMeters: preset?.meters ?? defaults.altitudeMeters,
       buffer,
-      selected: [...all("pick1"), ...all("ruleset")],
+      selected: Object.keys(body)
+        .filter((name) => name.startsWith(PICK1_FIELD) || name === OPTIONAL_FIELD)
+        .flatMap(all),
       startOffset: errors.some((e) => e.name === "start") ? defaults.startOffset : startOffset,
       duration: errors.some((e) => e.name === "duration") ? defaults.duration : duration,
     },

@@ -25,6 +25,7 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
+import { unknownRulesetIds } from "../store/airspace";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
 
 const LinkRequest = z
@@ -116,6 +117,8 @@ export const deeplinkRoutes = createRouter()
       const problem = callbackProblem(request.callbackUrl, prefixes, isDevelopment(c.env));
       if (problem) throw badRequest("callback_url", problem);
     }
+    const unknown = await unknownRulesetIds(c.var.db, request.rulesetIds ?? []);
+    if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
     const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
     const creation = creationLink(appLinkBase, account.publicId, request);
     return success(c, { link: dynamicLink(dynamicLinkConfig(c.env), creation, account.publicId) });

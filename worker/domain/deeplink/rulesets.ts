@@ -6,19 +6,46 @@ export interface RulesetChoice {
   description?: string;
   selection_type: "required" | "optional" | "pick1";
   default: boolean;
+  jurisdiction?: { id: number; name: string };
+}
+
+/** The pick1 rulesets of one jurisdiction: the pilot flies under exactly one of them. */
+export interface Pick1Group {
+  key: string;
+  jurisdiction: string;
+  rulesets: RulesetChoice[];
+}
+
+export function pick1Groups(rulesets: RulesetChoice[]): Pick1Group[] {
+  const groups = new Map<string, Pick1Group>();
+  for (const r of rulesets) {
+    if (r.selection_type !== "pick1") continue;
+    const key = String(r.jurisdiction?.id ?? 0);
+    const group = groups.get(key) ?? { key, jurisdiction: r.jurisdiction?.name ?? "", rulesets: [] };
+    group.rulesets.push(r);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }
 
 /**
- * What the page starts with: every required ruleset, one pick1 (the first preselected, else the
- * default) and the preselected optional ones, or without `ruleset_ids` the defaults.
+ * What the page starts with: every required ruleset, one pick1 per jurisdiction (the first
+ * preselected, else the default) and the preselected optional ones; without `ruleset_ids`, the defaults.
  */
 export function initialSelection(rulesets: RulesetChoice[], preselected: string[] | undefined): string[] {
   const wanted = (r: RulesetChoice) => (preselected ? preselected.includes(r.id) : r.default);
-  const pick1 = rulesets.filter((r) => r.selection_type === "pick1");
-  const chosenPick1 = pick1.find(wanted) ?? pick1.find((r) => r.default);
+  const picks = pick1Groups(rulesets).flatMap((g) => {
+    const firstPreselected = preselected?.map((id) => g.rulesets.find((r) => r.id === id)).find(Boolean);
+    const pick = firstPreselected ?? g.rulesets.find((r) => r.default);
+    return pick ? [pick.id] : [];
+  });
   return rulesets
     .filter((r) =>
-      r.selection_type === "required" ? true : r.selection_type === "pick1" ? r === chosenPick1 : wanted(r),
+      r.selection_type === "required"
+        ? true
+        : r.selection_type === "pick1"
+          ? picks.includes(r.id)
+          : wanted(r),
     )
     .map((r) => r.id);
 }
@@ -28,12 +55,13 @@ export function completeSelection(rulesets: RulesetChoice[], chosen: string[]): 
   return rulesets.filter((r) => r.selection_type === "required" || chosen.includes(r.id)).map((r) => r.id);
 }
 
-/** Why the choice cannot be flown under, or null: exactly one pick1 when the area has any. */
+/** Why the choice cannot be flown under, or null: exactly one pick1 in every jurisdiction that has them. */
 export function selectionProblem(rulesets: RulesetChoice[], chosen: string[]): string | null {
-  const pick1 = rulesets.filter((r) => r.selection_type === "pick1");
-  if (pick1.length === 0) return null;
-  const picked = pick1.filter((r) => chosen.includes(r.id));
-  if (picked.length === 1) return null;
-  const names = pick1.map((r) => r.name).join(", ");
-  return picked.length === 0 ? `Choose one of: ${names}` : `Choose only one of: ${names}`;
+  for (const group of pick1Groups(rulesets)) {
+    const picked = group.rulesets.filter((r) => chosen.includes(r.id));
+    if (picked.length === 1) continue;
+    const names = group.rulesets.map((r) => r.name).join(", ");
+    return picked.length === 0 ? `choose one of: ${names}` : `choose only one of: ${names}`;
+  }
+  return null;
 }
