@@ -139,7 +139,6 @@ const VerifyRequest = z
   .openapi("VerifyTokenRequest");
 
 const CHANNELS: VerificationChannel[] = ["phone", "email"];
-const CONTACT_FIELD = { phone: "phone", email: "email" } as const;
 
 const readProfile = createRoute({
   method: "get",
@@ -222,10 +221,16 @@ async function loadPilot(c: Context<AppEnv>, pilotId: string, statistics = true)
   return found;
 }
 
+/** The phone number or email address codes go to; 409 when the pilot has none. */
+async function contactOf(c: Context<AppEnv>, pilotId: string, channel: VerificationChannel) {
+  const { pilot } = await loadPilot(c, pilotId, false);
+  const contact = pilot[channel];
+  if (!contact) throw conflict(`No ${channel} set: add one with PATCH /pilot/v2/{id} first`);
+  return contact;
+}
+
 async function sendCode(c: Context<AppEnv>, pilotId: string, channel: VerificationChannel) {
-  const found = await loadPilot(c, pilotId, false);
-  const destination = found.pilot[CONTACT_FIELD[channel]];
-  if (!destination) throw conflict(`No ${channel} set: add one with PATCH /pilot/v2/{id} first`);
+  const destination = await contactOf(c, pilotId, channel);
   const provider = deliveryProvider(c.env, c.var.db, channel);
   if (!provider) return c.json(errorBody(503, `No ${channel} delivery is configured on this server`), 503);
 
@@ -270,10 +275,7 @@ async function verifyCode(
   const parsed = VerifyRequest.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error.issues);
 
-  const found = await loadPilot(c, pilotId, false);
-  const destination = found.pilot[CONTACT_FIELD[channel]];
-  if (!destination) throw conflict(`No ${channel} set: add one with PATCH /pilot/v2/{id} first`);
-
+  const destination = await contactOf(c, pilotId, channel);
   const now = Date.now();
   const sent = await consumeLatestCode(c.var.db, pilotId, channel, now);
   const matches =
