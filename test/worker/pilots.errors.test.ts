@@ -97,7 +97,7 @@ describe("PATCH refuses what a pilot may not change", () => {
     }
   });
 
-  it("refuses user_metadata that would grow past 16 KiB", async () => {
+  it("refuses user_metadata that would grow past 16 Ki characters", async () => {
     const pilot = await newPilot();
     const tooBig = await patch(pilot, { user_metadata: { blob: "x".repeat(17_000) } });
     expect(tooBig.status).toBe(400);

@@ -9,8 +9,8 @@ export interface PilotStatistics {
   aircraft: { total: number };
 }
 
-/** Largest stored `user_metadata`, as JSON text: a profile is not a document store. */
-export const MAX_USER_METADATA_BYTES = 16 * 1024;
+/** Longest stored `user_metadata`, as JSON text (16 Ki characters): a profile is not a document store. */
+export const MAX_USER_METADATA_CHARS = 16 * 1024;
 /** Deepest nesting of `user_metadata` (SQLite's JSON functions fail past 1000 levels). */
 export const MAX_USER_METADATA_DEPTH = 32;
 

@@ -5,7 +5,7 @@ import { createRouter, validationError } from "../app";
 import { DeliveryFailed, deliveryProvider } from "../delivery";
 import {
   fullProfile,
-  MAX_USER_METADATA_BYTES,
+  MAX_USER_METADATA_CHARS,
   MAX_USER_METADATA_DEPTH,
   nestingDepth,
   normalizePhone,
@@ -99,8 +99,8 @@ const patchFields = {
     .optional(),
   user_metadata: z
     .record(z.string(), z.unknown())
-    .refine((value) => JSON.stringify(value).length <= MAX_USER_METADATA_BYTES, {
-      message: `at most ${MAX_USER_METADATA_BYTES} bytes of JSON`,
+    .refine((value) => JSON.stringify(value).length <= MAX_USER_METADATA_CHARS, {
+      message: `at most ${MAX_USER_METADATA_CHARS} characters of JSON`,
     })
     .refine((value) => nestingDepth(value) <= MAX_USER_METADATA_DEPTH, {
       message: `nested at most ${MAX_USER_METADATA_DEPTH} levels deep`,
@@ -328,11 +328,14 @@ export const pilotRoutes = createRouter()
         pictureUrl: body.picture_url,
         userMetadataPatch: body.user_metadata,
       },
-      MAX_USER_METADATA_BYTES,
+      MAX_USER_METADATA_CHARS,
     );
     if ("failure" in outcome) {
       if (outcome.failure === "not_found") throw notFound("Pilot");
-      throw badRequest("user_metadata", `merged, it would exceed ${MAX_USER_METADATA_BYTES} bytes of JSON`);
+      throw badRequest(
+        "user_metadata",
+        `merged, it would exceed ${MAX_USER_METADATA_CHARS} characters of JSON`,
+      );
     }
     return success(c, changedFields(body, fullProfile(outcome.updated)));
   });

@@ -103,13 +103,13 @@ export async function updatePilot(
   accountId: string,
   pilotId: string,
   changes: PilotChanges,
-  maxUserMetadataBytes: number,
+  maxUserMetadataChars: number,
 ): Promise<UpdateOutcome> {
   const conditions = [eq(pilots.id, pilotId), eq(pilots.accountId, accountId)];
   let userMetadata: SQL | undefined;
   if (changes.userMetadataPatch !== undefined) {
     userMetadata = sql`json_patch(${pilots.userMetadata}, ${JSON.stringify(changes.userMetadataPatch)})`;
-    conditions.push(sql`length(${userMetadata}) <= ${maxUserMetadataBytes}`);
+    conditions.push(sql`length(${userMetadata}) <= ${maxUserMetadataChars}`);
   }
   // Drizzle leaves out fields set to undefined.
   const set: SQLiteUpdateSetSource<typeof pilots> = {
