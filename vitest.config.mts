@@ -47,6 +47,16 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // Real Chromium against the whole service (npm start); skipped loudly without Chromium.
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
     ],
   },
 });

@@ -227,6 +227,9 @@ function Advisories(props: { model: PageModel }) {
         geometryType={props.model.geometryType}
         advisoryCount={advisories.length}
       />
+      {props.model.map.markers.some((m) => m.offMap) ? (
+        <p class="hint">Hollow markers: advisories centred beyond the edge of the map, in their direction.</p>
+      ) : null}
       {advisoryNote ? <p class="hint">{advisoryNote}</p> : null}
       {color ? (
         <p id="advisory-color">

@@ -1,0 +1,233 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, browserAvailable, launch } from "./chromium";
+import { ARTIFACTS, type Service, startCallbackReceiver, startService } from "./service";
+
+const PHONE = { width: 390, height: 844, mobile: true };
+const DESKTOP = { width: 1280, height: 900, mobile: false };
+const AUTHORIZATION_STATUSES = ["pending", "accepted", "rejected", "not_requested", "cancelled"];
+
+/** Three nautical miles north of McGhee Tyson (KTYS): controlled airspace, facility-map ceiling 200 ft. */
+const NEAR_KTYS = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [-83.995, 35.858],
+      [-83.99, 35.858],
+      [-83.99, 35.862],
+      [-83.995, 35.862],
+      [-83.995, 35.858],
+    ],
+  ],
+};
+
+let service: Service;
+let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
+const browsers: Browser[] = [];
+
+async function api(pathname: string, init: { method?: string; body?: unknown; token?: string } = {}) {
+  const headers: Record<string, string> = { "x-api-key": service.apiKey };
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  const res = await fetch(`${service.baseUrl}${pathname}`, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: res.status, json: (await res.json()) as any };
+}
+
+/** The creation link inside the dynamic link the builder returns. */
+async function creationLink(body: Record<string, unknown>): Promise<string> {
+  const res = await api("/deeplink/v1/create_flight", { method: "POST", body });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return new URL(res.json.data.link).searchParams.get("link")!;
+}
+
+async function screenshot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Every control has a label and nothing is wider than the screen. */
+async function expectUsable(page: Page) {
+  const unlabeled = await page.$$eval("input, select", (elements) =>
+    elements.filter((e) => ((e as HTMLInputElement).labels?.length ?? 0) === 0).map((e) => e.outerHTML),
+  );
+  expect(unlabeled).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+}
+
+/** In every pick1 group that has no choice yet, picks the first ruleset with the keyboard. */
+async function choosePick1(page: Page) {
+  const groups = await page.$$eval('input[type="radio"][name^="pick1-"]', (radios) => [
+    ...new Set(radios.map((r) => (r as HTMLInputElement).name)),
+  ]);
+  for (const name of groups) {
+    if ((await page.locator(`input[name="${name}"]:checked`).count()) > 0) continue;
+    await page.locator(`input[name="${name}"]`).first().focus();
+    await page.keyboard.press("Space");
+  }
+}
+
+/** The flight as the partner app reads it with its own key and the pilot's token. */
+async function flightOf(userId: string, flightId: string) {
+  const token = await api("/auth/v1/anonymous/token", { method: "POST", body: { user_id: userId } });
+  return api(`/flight/v2/${encodeURIComponent(flightId)}`, { token: token.json.data.id_token });
+}
+
+function expectCallback(url: URL) {
+  expect(`${url.origin}${url.pathname}`).toBe(receiver.url);
+  const flightId = url.searchParams.get("flight_id")!;
+  expect(flightId).toMatch(/^flight\|/);
+  const authorizations = JSON.parse(url.searchParams.get("authorizations")!);
+  expect(Array.isArray(authorizations)).toBe(true);
+  for (const a of authorizations) {
+    expect(typeof a.description).toBe("string");
+    expect(typeof a.message).toBe("string");
+    expect(AUTHORIZATION_STATUSES).toContain(a.status);
+    expect(typeof a.authority.id).toBe("string");
+    expect(typeof a.authority.name).toBe("string");
+  }
+  return { flightId, authorizations };
+}
+
+describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    service = await startService();
+    receiver = await startCallbackReceiver();
+    const added = await api("/deeplink/v1/callbacks", { method: "POST", body: { url: receiver.url } });
+    expect(added.status).toBe(200);
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const browser of browsers) await browser.close();
+    await receiver?.close();
+    await service?.stop();
+  });
+
+  it("refuses a link whose callback was changed to one not registered", async () => {
+    const phone = await launch(PHONE);
+    browsers.push(phone);
+    const link = await creationLink({ geometry: NEAR_KTYS, callback_url: receiver.url });
+    const tampered = link.replace(
+      encodeURIComponent(receiver.url),
+      encodeURIComponent("https://evil.example/steal"),
+    );
+    const page = await phone.context.newPage();
+    const response = await page.goto(tampered);
+    expect(response!.status()).toBe(400);
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(
+      "This flight link cannot be used",
+    );
+    expect(await page.getByRole("alert").textContent()).toContain("callback_url");
+    expect(await page.locator("form").count()).toBe(0);
+    await screenshot(page, "phone-link-refused");
+    expect(phone.external).toEqual([]);
+  });
+
+  it("on a phone: shows the area, refuses a sign-in without a user id, then creates the flight and calls back", async () => {
+    const phone = await launch(PHONE);
+    browsers.push(phone);
+    const link = await creationLink({
+      geometry: NEAR_KTYS,
+      callback_url: `${receiver.url}?state=phone`,
+      altitude: 60,
+    });
+    const page = await phone.context.newPage();
+    await page.goto(link);
+    expect(await page.title()).toContain("Create a flight");
+    expect(await page.locator("svg.map path").count()).toBeGreaterThan(0);
+    // The class B advisory is drawn and listed, and the area is orange: authorization required.
+    expect(await page.locator("svg.map circle").count()).toBeGreaterThan(0);
+    expect(await page.locator("ul.advisories").textContent()).toContain("MCGHEE TYSON");
+    expect(await page.locator("#advisory-color").textContent()).toContain("authorization required");
+    // Rulesets: the required ones fixed, one pick1 per jurisdiction.
+    expect(await page.locator("#rulesets input[disabled]:checked").count()).toBeGreaterThan(0);
+    expect(await page.locator('#rulesets input[type="radio"]').count()).toBeGreaterThan(1);
+    // 60 m is shown in feet for an en-US pilot, snapped to the 200 ft preset.
+    expect(await page.locator("#altitude option:checked").textContent()).toBe("200 ft");
+    await expectUsable(page);
+    await screenshot(page, "phone-form");
+
+    await page.getByRole("button", { name: "Create flight" }).click();
+    await page.waitForSelector("#error-summary");
+    expect(await page.locator("#error-summary").textContent()).toContain("enter your user id");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("error-summary");
+    expect(await page.getAttribute("#user_id", "aria-invalid")).toBe("true");
+    expect(await page.getAttribute("#user_id", "aria-describedby")).toContain("user_id-error");
+    await expectUsable(page);
+    await screenshot(page, "phone-errors");
+
+    // Keyboard only: from the summary to the field, type, choose, submit with Enter.
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("user_id");
+    await page.keyboard.type("phone-pilot");
+    await choosePick1(page);
+    await page.focus("#user_id");
+    await Promise.all([page.waitForURL(`${receiver.url}**`), page.keyboard.press("Enter")]);
+    await screenshot(page, "phone-callback");
+
+    const callback = receiver.received.at(-1)!;
+    expect(callback.searchParams.get("state")).toBe("phone");
+    const { flightId, authorizations } = expectCallback(callback);
+    // At the 200 ft ceiling LAANC authorizes at once.
+    expect(authorizations).toEqual([
+      expect.objectContaining({
+        status: "accepted",
+        authority: expect.objectContaining({ id: "faa-laanc" }),
+      }),
+    ]);
+    const flight = await flightOf("phone-pilot", flightId);
+    expect(flight.status).toBe(200);
+    expect(flight.json.data.max_altitude).toBeCloseTo(60.96, 2);
+    expect(flight.json.data.authorizations).toEqual(authorizations);
+    expect(phone.external).toEqual([]);
+  });
+
+  it("on a desktop: a Point with its buffer, switched to meters, becomes a flight", async () => {
+    const desktop = await launch(DESKTOP);
+    browsers.push(desktop);
+    const point = { type: "Point", coordinates: [-83.9925, 35.86] };
+    const link = await creationLink({ geometry: point, buffer: 30.48, callback_url: receiver.url });
+    const page = await desktop.context.newPage();
+    await page.goto(link);
+    expect(await page.inputValue("#buffer")).toBe("100");
+    expect(await page.locator('label[for="buffer"]').textContent()).toContain("(ft)");
+    await page.getByRole("link", { name: "Show in meters" }).click();
+    await page.waitForURL(/units=metric/);
+    expect(await page.inputValue("#buffer")).toBe("30");
+    await expectUsable(page);
+    await screenshot(page, "desktop-form");
+
+    await page.fill("#buffer", "0");
+    await page.fill("#user_id", "desk-pilot");
+    await page.getByRole("button", { name: "Create flight" }).click();
+    await page.waitForSelector("#error-summary");
+    expect(await page.locator("#buffer-error").textContent()).toContain("greater than 0");
+    expect(await page.inputValue("#user_id")).toBe("desk-pilot");
+    await screenshot(page, "desktop-errors");
+
+    await page.fill("#buffer", "50");
+    await page.selectOption("#altitude", { label: "100 m" });
+    await choosePick1(page);
+    await Promise.all([
+      page.waitForURL(`${receiver.url}**`),
+      page.getByRole("button", { name: "Create flight" }).click(),
+    ]);
+    await screenshot(page, "desktop-callback");
+
+    // 100 m is above the 200 ft ceiling: LAANC does not authorize it automatically.
+    const { flightId, authorizations } = expectCallback(receiver.received.at(-1)!);
+    expect(authorizations.length).toBeGreaterThan(0);
+    expect(authorizations[0].status).not.toBe("accepted");
+    const flight = await flightOf("desk-pilot", flightId);
+    expect(flight.status).toBe(200);
+    expect(flight.json.data.buffer).toBe(50);
+    expect(flight.json.data.max_altitude).toBe(100);
+    expect(desktop.external).toEqual([]);
+  });
+});
