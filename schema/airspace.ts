@@ -93,6 +93,7 @@ export const airspaceFeatures = sqliteTable(
     type: text("type").notNull(),
     name: text("name").notNull(),
     geometry: text("geometry", { mode: "json" }).$type<Geometry>().notNull(),
+    /** The box of where the feature reaches: its geometry's box grown by `radius_m`. */
     ...bboxColumns,
     /** A representative point: the airport, or the centre of the shape. */
     latitude: real("latitude").notNull(),

@@ -6,6 +6,7 @@ import { bboxOf } from "../../worker/domain/flightArea";
 import type { BBox, Geometry } from "../../worker/domain/geojson";
 import { inline, type Statement } from "../lib/sql";
 import type { Target } from "../lib/target";
+import type { JurisdictionRecord } from "./boundaries";
 
 /** What every importer produces: airspace features and facility maps, ready to load as one dataset. */
 
@@ -169,8 +170,9 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
   const featureRows: unknown[][] = [];
   const cellRows: unknown[][] = [];
   for (const record of dataset.features) {
-    const box = bboxOf(record.geometry);
     const radiusM = record.radiusM ?? 0;
+    // The box of where the feature reaches: a point's box grows by its radius, so searches find it.
+    const box = expandBox(bboxOf(record.geometry), radiusM);
     const [longitude, latitude] = representativePoint(record.geometry);
     featureRows.push([
       id,
@@ -200,7 +202,7 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
       record.source,
       dataset.name,
     ]);
-    for (const cell of indexCells(expandBox(box, radiusM))) cellRows.push([cell.level, cell.x, cell.y, id]);
+    for (const cell of indexCells(box)) cellRows.push([cell.level, cell.x, cell.y, id]);
     id += 1;
   }
   const statements = [
@@ -304,6 +306,44 @@ export function deleteDatasetStatements(name: string): Statement[] {
     { sql: "DELETE FROM facility_maps WHERE dataset = ?", params: [name] },
     { sql: "DELETE FROM airspace_datasets WHERE name = ?", params: [name] },
   ];
+}
+
+/** Replaces every jurisdiction, and its index cells, with these. */
+export async function loadJurisdictions(target: Target, jurisdictions: JurisdictionRecord[], log: Log) {
+  const rows = jurisdictions.map((j) => {
+    const box = bboxOf(j.geometry);
+    return [
+      j.id,
+      j.name,
+      j.region,
+      j.country,
+      j.code,
+      j.parentId,
+      JSON.stringify(j.geometry),
+      box.minLat,
+      box.minLng,
+      box.maxLat,
+      box.maxLng,
+      j.source,
+    ];
+  });
+  const cells = jurisdictions.flatMap((j) =>
+    indexCells(bboxOf(j.geometry)).map((c) => [c.level, c.x, c.y, j.id]),
+  );
+  await target.execute([{ sql: "DELETE FROM jurisdiction_cells" }, { sql: "DELETE FROM jurisdictions" }]);
+  await executeInGroups(
+    target,
+    [
+      ...insertStatements(
+        `INSERT INTO jurisdictions (id, name, region, country, code, parent_id, geometry, min_lat, min_lng, max_lat,
+          max_lng, source)`,
+        rows,
+      ),
+      ...insertStatements("INSERT INTO jurisdiction_cells (level, x, y, jurisdiction_id)", cells),
+    ],
+    log,
+    `${jurisdictions.length} jurisdictions`,
+  );
 }
 
 const round7 = (n: number) => Math.round(n * 1e7) / 1e7;

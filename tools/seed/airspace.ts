@@ -1,19 +1,10 @@
-import { indexCells } from "../../worker/domain/airspace/spatialGrid";
-import { bboxOf } from "../../worker/domain/flightArea";
 import { embeddedAirports } from "../airspace/airportDatabase";
-import { type JurisdictionRecord, jurisdictionsFrom } from "../airspace/boundaries";
+import { jurisdictionsFrom } from "../airspace/boundaries";
 import { syntheticControlledAirspace } from "../airspace/controlledAirspace";
-import {
-  type Dataset,
-  executeInGroups,
-  insertStatements,
-  loadDataset,
-  placeRecords,
-} from "../airspace/dataset";
+import { type Dataset, loadDataset, loadJurisdictions, placeRecords } from "../airspace/dataset";
 import { inputsDigest, readBoundarySources, readRulesetsFile } from "../airspace/embedded";
 import { airportRecord } from "../airspace/formats/airports";
 import { rulesetStatements } from "../airspace/rulesets";
-import type { Target } from "../lib/target";
 import type { Seeder } from "./index";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
@@ -76,44 +67,3 @@ export const airspaceSeeder: Seeder = {
     ]);
   },
 };
-
-async function loadJurisdictions(
-  target: Target,
-  jurisdictions: JurisdictionRecord[],
-  log: (m: string) => void,
-) {
-  const rows = jurisdictions.map((j) => {
-    const box = bboxOf(j.geometry);
-    return [
-      j.id,
-      j.name,
-      j.region,
-      j.country,
-      j.code,
-      j.parentId,
-      JSON.stringify(j.geometry),
-      box.minLat,
-      box.minLng,
-      box.maxLat,
-      box.maxLng,
-      j.source,
-    ];
-  });
-  const cells = jurisdictions.flatMap((j) =>
-    indexCells(bboxOf(j.geometry)).map((c) => [c.level, c.x, c.y, j.id]),
-  );
-  await target.execute([{ sql: "DELETE FROM jurisdiction_cells" }, { sql: "DELETE FROM jurisdictions" }]);
-  await executeInGroups(
-    target,
-    [
-      ...insertStatements(
-        `INSERT INTO jurisdictions (id, name, region, country, code, parent_id, geometry, min_lat, min_lng, max_lat,
-          max_lng, source)`,
-        rows,
-      ),
-      ...insertStatements("INSERT INTO jurisdiction_cells (level, x, y, jurisdiction_id)", cells),
-    ],
-    log,
-    `${jurisdictions.length} jurisdictions`,
-  );
-}
