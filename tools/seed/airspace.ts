@@ -8,7 +8,7 @@ import { rulesetStatements } from "../airspace/rulesets";
 import type { Seeder } from "./index";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
-const GENERATOR_VERSION = "1";
+const GENERATOR_VERSION = "2";
 const MARKER = "embedded-default";
 
 /**
