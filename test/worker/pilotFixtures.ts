@@ -16,17 +16,29 @@ export interface TestPilot {
 export async function newPilot(userId = "alice", account?: TestAccount): Promise<TestPilot> {
   const owner = account ?? (await createAccount());
   const { token, pilotId } = await tokenFor(owner, userId);
-  return { account: owner, apiKey: owner.apiKey, token, pilotId, path: `/pilot/v2/${encodeURIComponent(pilotId)}` };
+  return {
+    account: owner,
+    apiKey: owner.apiKey,
+    token,
+    pilotId,
+    path: `/pilot/v2/${encodeURIComponent(pilotId)}`,
+  };
 }
 
 /** A request as the pilot themself. */
-export function asPilot(pilot: TestPilot, path: string, options: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export function asPilot(
+  pilot: TestPilot,
+  path: string,
+  options: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   return call(path, { ...options, apiKey: pilot.apiKey, token: pilot.token });
 }
 
 /** The newest code the development outbox holds for the pilot on a channel. */
 export async function latestCode(pilot: TestPilot, channel: "phone" | "email"): Promise<string> {
-  const res = await call(`/dev/v1/outbox?pilot_id=${encodeURIComponent(pilot.pilotId)}`, { apiKey: pilot.apiKey });
+  const res = await call(`/dev/v1/outbox?pilot_id=${encodeURIComponent(pilot.pilotId)}`, {
+    apiKey: pilot.apiKey,
+  });
   const message = res.json.data.find((m: { channel: string }) => m.channel === channel);
   if (!message) throw new Error(`no ${channel} message in the outbox: ${res.text}`);
   return message.token;
