@@ -1,10 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import path from "node:path";
 import { ROOT, WRANGLER_ENV } from "../../tools/lib/config";
 import { ensureDevVars } from "../../tools/lib/devVars";
-import { inline, wrangler } from "../../tools/lib/target";
+import { type Process, type RelayProcess, startRelayProcess, track } from "../../tools/lib/processes";
+import { inline } from "../../tools/lib/sql";
+import { wrangler } from "../../tools/lib/target";
 import { sha256Hex } from "../../worker/lib/hash";
 import { newId, randomBase62 } from "../../worker/lib/ids";
 
@@ -46,29 +48,6 @@ export async function prepareState(stateDir: string): Promise<{ apiKey: string }
   return { apiKey };
 }
 
-export interface Process {
-  child: ChildProcess;
-  output: string[];
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-function track(child: ChildProcess): Process {
-  const output: string[] = [];
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.setEncoding("utf8");
-    stream?.on("data", (chunk: string) => output.push(...chunk.split("\n").filter(Boolean)));
-  }
-  return {
-    child,
-    output,
-    async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-}
-
 /** `wrangler dev` on the given port and state, with the development secrets of .dev.vars. */
 export async function startWorker(stateDir: string, port: number): Promise<Process & { baseUrl: string }> {
   ensureDevVars();
@@ -102,57 +81,7 @@ export async function startWorker(stateDir: string, port: number): Promise<Proce
   }
 }
 
-/** The relay as a process, on free ports; resolves once it logs that it is listening. */
-export async function startRelay(
-  workerUrl: string,
-  spoolDir: string,
-  flags: string[] = [],
-): Promise<Process & { port: number; metricsPort: number }> {
-  const { RELAY_SECRET } = ensureDevVars();
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "relay/main.ts",
-      "--port=0",
-      "--host=127.0.0.1",
-      "--metrics-port=0",
-      `--worker-url=${workerUrl}`,
-      `--spool-dir=${spoolDir}`,
-      ...flags,
-    ],
-    { cwd: ROOT, env: { ...process.env, RELAY_SECRET }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const relay = track(child);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const listening = relay.output.map(parseLog).find((line) => line?.msg === "listening");
-    if (listening)
-      return { ...relay, port: listening.port as number, metricsPort: listening.metrics_port as number };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`the relay did not start: ${relay.output.join("\n")}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function parseLog(line: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The relay's metrics as `name{labels}` → value. */
-export async function scrape(metricsPort: number): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    values.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return values;
+/** The relay as a process on free ports, authenticated with the development RELAY_SECRET. */
+export function startRelay(workerUrl: string, spoolDir: string, flags: string[] = []): Promise<RelayProcess> {
+  return startRelayProcess({ workerUrl, spoolDir, flags, secret: ensureDevVars().RELAY_SECRET! });
 }

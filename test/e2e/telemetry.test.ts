@@ -3,8 +3,9 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDatagram, encodeRecords, type OutgoingRecord } from "../relay/datagrams";
-import { freePort, type Process, prepareState, scrape, startRelay, startWorker } from "./services";
+import { buildDatagram, encodeRecords, type OutgoingRecord } from "../../tools/lib/datagrams";
+import { type Process, scrapeMetrics } from "../../tools/lib/processes";
+import { freePort, prepareState, startRelay, startWorker } from "./services";
 
 /** The whole path with real processes: datagrams over UDP → relay → worker (wrangler dev) → read-back. */
 
@@ -139,7 +140,7 @@ describe("telemetry end to end over UDP", () => {
     );
     expect(withoutReceivedAt(stored)).toEqual(expected(serials));
     expect(stored[0].received_at).toMatch(/Z$/);
-    const metrics = await scrape(relay.metricsPort);
+    const metrics = await scrapeMetrics(relay.metricsPort);
     expect(metrics.get("windsock_relay_datagrams_accepted_total")).toBe(60);
     expect(metrics.get('windsock_relay_datagrams_dropped_total{reason="replayed"}')).toBe(10);
     await relay.stop();
@@ -174,7 +175,7 @@ describe("telemetry end to end over UDP", () => {
     // A late datagram of the old session no longer decrypts.
     await send(relay.port, [datagram(flightId, first, 6)]);
     const failed = await eventually(
-      () => scrape(relay.metricsPort),
+      () => scrapeMetrics(relay.metricsPort),
       (m) =>
         (m.get('windsock_relay_datagrams_dropped_total{reason="decrypt_failed"}') ?? 0) +
           (m.get('windsock_relay_datagrams_dropped_total{reason="bad_payload_framing"}') ?? 0) ===
@@ -188,13 +189,13 @@ describe("telemetry end to end over UDP", () => {
       range(6, 8).map((s) => datagram(flightId, second, s)),
     );
     await eventually(
-      () => scrape(relay.metricsPort),
+      () => scrapeMetrics(relay.metricsPort),
       (m) => m.get('windsock_relay_records_dropped_total{reason="session_closed"}') === 6,
     );
     // The relay has forgotten the closed session: the next datagram finds no open one.
     await send(relay.port, [datagram(flightId, second, 9)]);
     const metrics = await eventually(
-      () => scrape(relay.metricsPort),
+      () => scrapeMetrics(relay.metricsPort),
       (m) => m.get('windsock_relay_datagrams_dropped_total{reason="unknown_flight"}') === 1,
     );
     expect(metrics.get('windsock_relay_records_dropped_total{reason="session_closed"}')).toBe(6);
@@ -225,7 +226,7 @@ describe("telemetry end to end over UDP", () => {
       500,
     );
     const during = await eventually(
-      () => scrape(before.metricsPort),
+      () => scrapeMetrics(before.metricsPort),
       (m) => m.get("windsock_relay_datagrams_accepted_total") === 300,
     );
     expect(during.get("windsock_relay_datagrams_accepted_total")).toBe(300);

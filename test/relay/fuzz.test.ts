@@ -1,8 +1,8 @@
 import { createCipheriv, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { telemetrySchema } from "../../relay/messages";
+import { buildDatagram, encodeRecords, position } from "../../tools/lib/datagrams";
 import { invalidField } from "../../worker/domain/telemetryMessages";
-import { buildDatagram, encodeRecords, position } from "./datagrams";
 import { intakeHarness, settle } from "./harness";
 
 const FLIGHT = "flight|fuzz";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { buildDatagram, encodeRecords, position } from "./datagrams";
+import { buildDatagram, encodeRecords, position } from "../../tools/lib/datagrams";
 import { intakeHarness, settle } from "./harness";
 
 const FLIGHT = "flight|intake";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { vectors } from "./datagrams";
 import { intakeHarness, settle } from "./harness";
+import { vectors } from "./vectors";
 
 /** What each invalid vector is dropped for: the datagram's reason, or a record's. */
 const DROPS: Record<string, { datagram?: string[]; record?: string }> = {

@@ -1,14 +1,14 @@
 import { createCipheriv, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { telemetrySchema } from "../../relay/messages";
 
-/** Builds datagrams as a client does (spec 4.6), for tests and benchmarks. */
+/** Builds telemetry datagrams as a client does (spec 4.6), for tests and benchmarks. */
 
 export interface OutgoingRecord {
   type: string;
   fields: Record<string, number>;
 }
 
+/** Records as a payload: type u16 | length u16 | protobuf bytes, each. */
 export function encodeRecords(records: OutgoingRecord[]): Buffer {
   return Buffer.concat(
     records.map(({ type, fields }) => {
@@ -23,6 +23,7 @@ export function encodeRecords(records: OutgoingRecord[]): Buffer {
   );
 }
 
+/** serial u32 | id length u8 | flight id | 1 (AES-256-CBC) | IV | ciphertext, with a fresh IV. */
 export function buildDatagram(options: {
   serial: number;
   flightId: string;
@@ -52,18 +53,3 @@ export function position(timestamp: number, latitude = 47.3769251, longitude = 8
     },
   };
 }
-
-export interface VectorCase {
-  name: string;
-  valid: boolean;
-  key: string;
-  flight_id: string;
-  serial?: number;
-  datagram_hex: string;
-  messages: ({ type: string; timestamp: number } & Record<string, unknown>)[];
-  why?: string;
-}
-
-export const vectors: VectorCase[] = JSON.parse(
-  readFileSync(new URL("../fixtures/telemetry-vectors/vectors.json", import.meta.url), "utf8"),
-).cases;

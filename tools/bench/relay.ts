@@ -1,0 +1,214 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "../lib/config";
+import { ensureDevVars } from "../lib/devVars";
+import { type Process, type RelayProcess, scrapeMetrics, startRelayProcess, track } from "../lib/processes";
+import { type BenchContext, type BenchSuite, ratio, startService } from "./harness";
+
+/**
+ * The relay against a bare Node dgram receiver, both flooded by the same sender process on loopback,
+ * then a fixed offered rate through relay and worker until the worker has stored every record.
+ */
+
+const FLOOD_DATAGRAMS = 300_000;
+const OFFERED_RATE = 20_000;
+const OFFERED_SECONDS = 10;
+
+const HELP = `npm run bench:relay: starts the service (like npm run bench) and runs the relay benchmark.
+  1. flood: one sender process sends ${FLOOD_DATAGRAMS.toLocaleString("en")} datagrams as fast as it can, first
+     to a bare dgram receiver, then to the relay; processed datagrams/s of each and their ratio.
+  2. fixed rate: ${OFFERED_RATE.toLocaleString("en")} datagrams/s for ${OFFERED_SECONDS} s to the relay; loss, records stored by
+     the worker, end-to-end stored records/s, and the relay's peak memory.
+Each datagram holds one Position. Ends with {"bench":"relay","ratio":<relay ÷ bare receiver>, ...}.`;
+
+const peer = (args: string[]) =>
+  track(
+    spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "tools/bench/udpPeer.ts"), ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
+
+/** The first JSON line a peer prints that has `field`. */
+async function lineWith(process: Process, field: string): Promise<Record<string, number>> {
+  for (;;) {
+    for (const line of process.output) {
+      const parsed = JSON.parse(line) as Record<string, number>;
+      if (field in parsed) return parsed;
+    }
+    if (process.child.exitCode !== null && process.child.exitCode !== 0) {
+      throw new Error(`udpPeer exited ${process.child.exitCode}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function sendFrom(args: string[]): Promise<{ sent: number; seconds: number }> {
+  const sender = peer(["send", ...args]);
+  const result = await lineWith(sender, "sent");
+  await sender.stop();
+  return { sent: result.sent!, seconds: result.seconds! };
+}
+
+async function api(ctx: BenchContext, method: string, route: string) {
+  const res = await fetch(`${ctx.baseUrl}${route}`, {
+    method,
+    headers: {
+      "x-api-key": ctx.apiKey,
+      authorization: `Bearer ${ctx.token}`,
+      "content-type": "application/json",
+    },
+    body:
+      method === "POST" && route.endsWith("/point")
+        ? JSON.stringify({ latitude: 47.37, longitude: 8.54 })
+        : undefined,
+  });
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: any }).data;
+}
+
+/** A new flight of the bench pilot with an open session: its id and base64 key. */
+async function flightInSession(ctx: BenchContext): Promise<{ flightId: string; key: string }> {
+  const flightId: string = (await api(ctx, "POST", "/flight/v2/point")).id;
+  const { key } = await api(ctx, "POST", `/flight/v2/${flightId}/start-comm`);
+  return { flightId, key };
+}
+
+/** Counts what the worker stored for the flight by paging through its telemetry. */
+async function storedRecords(ctx: BenchContext, flightId: string): Promise<number> {
+  let count = 0;
+  let cursor: string | null = null;
+  do {
+    const query = `?limit=10000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page = await api(ctx, "GET", `/flight/v2/${flightId}/telemetry${query}`);
+    count += page.results.length;
+    cursor = page.paging.next;
+  } while (cursor);
+  return count;
+}
+
+/** The process's peak resident memory so far (VmHWM), in MB. */
+function peakMemoryMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Math.round(Number(match[1]) / 1024) : Number.NaN;
+}
+
+/** Waits until the relay has handed every accepted record to the worker. */
+async function drained(relay: RelayProcess): Promise<Map<string, number>> {
+  for (;;) {
+    const m = await scrapeMetrics(relay.metricsPort);
+    const settled =
+      m.get("windsock_relay_queue_records") === 0 &&
+      m.get("windsock_relay_spool_batches") === 0 &&
+      (m.get("windsock_relay_records_forwarded_total") ?? 0) >=
+        (m.get("windsock_relay_records_accepted_total") ?? 0);
+    if (settled) return m;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export const suite: BenchSuite = {
+  name: "relay",
+  async run(ctx) {
+    const relay = await startRelayProcess({
+      workerUrl: ctx.baseUrl,
+      secret: ensureDevVars().RELAY_SECRET!,
+      spoolDir: path.join(ctx.stateDir, "bench-relay-spool"),
+      // One loopback source floods here: the per-IP limit would measure itself.
+      flags: ["--rate-per-ip=0"],
+    });
+    try {
+      const flood = await flightInSession(ctx);
+      const floodArgs = ["--flight", flood.flightId, "--key", flood.key, "--count", String(FLOOD_DATAGRAMS)];
+
+      const bare = peer(["receive"]);
+      const { port: barePort } = await lineWith(bare, "port");
+      const toBare = await sendFrom([...floodArgs, "--port", String(barePort)]);
+      await new Promise((r) => setTimeout(r, 300));
+      await bare.stop();
+      const bareRate = (await lineWith(bare, "received")).received! / toBare.seconds;
+      console.log(
+        `  bare dgram receiver: ${Math.round(bareRate)} datagrams/s (sender ${Math.round(toBare.sent / toBare.seconds)}/s)`,
+      );
+
+      const before = await scrapeMetrics(relay.metricsPort);
+      const toRelay = await sendFrom([...floodArgs, "--port", String(relay.port)]);
+      await new Promise((r) => setTimeout(r, 300));
+      const after = await scrapeMetrics(relay.metricsPort);
+      const processed =
+        (after.get("windsock_relay_datagrams_received_total") ?? 0) -
+        (before.get("windsock_relay_datagrams_received_total") ?? 0);
+      const relayRate = processed / toRelay.seconds;
+      console.log(
+        `  relay:               ${Math.round(relayRate)} datagrams/s processed (sender ${Math.round(toRelay.sent / toRelay.seconds)}/s)`,
+      );
+      console.log(`  ratio relay ÷ bare:  ${ratio(relayRate, bareRate)}`);
+      console.log("  waiting for the flood's records to reach the worker…");
+      await drained(relay);
+
+      const steady = await flightInSession(ctx);
+      const count = OFFERED_RATE * OFFERED_SECONDS;
+      const start = await scrapeMetrics(relay.metricsPort);
+      const started = Date.now();
+      const offered = await sendFrom([
+        "--flight",
+        steady.flightId,
+        "--key",
+        steady.key,
+        "--count",
+        String(count),
+        "--rate",
+        String(OFFERED_RATE),
+        "--port",
+        String(relay.port),
+      ]);
+      const end = await drained(relay);
+      const storedAt = Date.now();
+      const accepted =
+        (end.get("windsock_relay_datagrams_accepted_total") ?? 0) -
+        (start.get("windsock_relay_datagrams_accepted_total") ?? 0);
+      const stored = await storedRecords(ctx, steady.flightId);
+      const storedRate = stored / ((storedAt - started) / 1000);
+      const peakRssMb = peakMemoryMb(relay.child.pid!);
+      const drops = [...end].filter(([name, value]) => name.includes("dropped_total{") && value > 0);
+      console.log(
+        `  fixed rate: offered ${Math.round(offered.sent / offered.seconds)}/s for ${offered.seconds.toFixed(1)} s; ` +
+          `${accepted} of ${offered.sent} accepted (loss ${offered.sent - accepted}), ${stored} stored, ` +
+          `${Math.round(storedRate)} records/s end to end`,
+      );
+      console.log(
+        `  relay peak RSS (whole run) ${peakRssMb} MB; drops: ${drops.map(([n, v]) => `${n} ${v}`).join(", ") || "none"}`,
+      );
+      return {
+        ratio: ratio(relayRate, bareRate),
+        relay_dps: Math.round(relayRate),
+        bare_dps: Math.round(bareRate),
+        offered_dps: Math.round(offered.sent / offered.seconds),
+        sent: offered.sent,
+        lost: offered.sent - accepted,
+        stored,
+        stored_rps: Math.round(storedRate),
+        relay_rss_mb: peakRssMb,
+      };
+    } finally {
+      await relay.stop();
+    }
+  },
+};
+
+/** `npm run bench:relay`: this suite alone, against a freshly started service. */
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  if (process.argv.includes("--help")) {
+    console.log(HELP);
+  } else {
+    const { ctx, stop } = await startService();
+    try {
+      console.log("# relay");
+      console.log(JSON.stringify({ bench: "relay", ...(await suite.run(ctx)) }));
+    } finally {
+      await stop();
+    }
+  }
+}
