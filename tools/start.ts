@@ -150,8 +150,10 @@ function shutdown(code: number) {
     children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.on("exit", r)))),
   ).then(() => process.exit(code));
 }
-process.on("SIGINT", () => shutdown(0));
-process.on("SIGTERM", () => shutdown(0));
+// First in line: a handler that wrangler's import installs exits the process at once, which would
+// orphan the worker and the relay (and keep their ports).
+process.prependListener("SIGINT", () => shutdown(0));
+process.prependListener("SIGTERM", () => shutdown(0));
 
 main().catch((err) => {
   console.error(`[start] ${err instanceof Error ? err.message : String(err)}`);
