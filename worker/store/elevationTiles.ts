@@ -16,21 +16,18 @@ interface CachedManifest {
 }
 
 let manifest: CachedManifest | undefined;
-let loadingManifest: Promise<CachedManifest> | undefined;
 
 /**
  * The coverage manifest, read once per isolate and rechecked every minute without making a
- * request wait: a warm request does not touch R2.
+ * request wait: a warm request does not touch R2. Only values are shared between requests, never
+ * a pending read: the Workers runtime cancels a request that waits on another request's I/O.
  */
 export async function coverage(
   bucket: R2Bucket,
   waitUntil: (p: Promise<unknown>) => void,
 ): Promise<Coverage> {
   if (!manifest) {
-    loadingManifest ??= readManifest(bucket, undefined).finally(() => {
-      loadingManifest = undefined;
-    });
-    manifest = await loadingManifest;
+    manifest = await readManifest(bucket, undefined);
     return manifest.coverage;
   }
   const current = manifest;
@@ -69,33 +66,23 @@ async function readManifest(bucket: R2Bucket, previous: CachedManifest | undefin
 
 /** Decoded chunks by R2 key, least recently used first; null marks a key R2 does not hold. */
 const chunks = new Map<string, Chunk | null>();
-const loading = new Map<string, Promise<Chunk | null>>();
 let cachedBytes = 0;
 
-/** Reads chunks through the isolate cache; concurrent requests for one chunk share one read. */
+/** Reads chunks through the isolate cache (a chunk missing from it is read by this request). */
 export function chunkLoader(bucket: R2Bucket): ChunkLoader {
   return (refs) => Promise.all(refs.map(({ tile, chunk }) => loadChunk(bucket, tile.chunkKey(chunk))));
 }
 
-function loadChunk(bucket: R2Bucket, key: string): Promise<Chunk | null> {
+async function loadChunk(bucket: R2Bucket, key: string): Promise<Chunk | null> {
   const cached = chunks.get(key);
   if (cached !== undefined) {
     chunks.delete(key);
     chunks.set(key, cached);
-    return Promise.resolve(cached);
+    return cached;
   }
-  let pending = loading.get(key);
-  if (!pending) {
-    pending = readChunk(bucket, key).finally(() => loading.delete(key));
-    loading.set(key, pending);
-  }
-  return pending;
-}
-
-async function readChunk(bucket: R2Bucket, key: string): Promise<Chunk | null> {
   const object = await bucket.get(key);
   const chunk = object ? decodeChunk(new Uint8Array(await object.arrayBuffer())) : null;
-  remember(key, chunk);
+  if (!chunks.has(key)) remember(key, chunk);
   return chunk;
 }
 
@@ -107,11 +94,4 @@ function remember(key: string, chunk: Chunk | null): void {
     chunks.delete(oldKey);
     cachedBytes -= old?.values.byteLength ?? 0;
   }
-}
-
-/** Forgets the manifest and every chunk; tests call it after writing new data. */
-export function clearElevationCache(): void {
-  manifest = undefined;
-  chunks.clear();
-  cachedBytes = 0;
 }
