@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { base64url, fromBase64url } from "../../worker/lib/hash";
 import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import { clearKeyCache } from "../../worker/middleware/apiKey";
+import { createPlan, flightAt, hour, iso, planBody } from "./flightFixtures";
 import { call, createAccount, type TestAccount } from "./helpers";
 import { asPilot, newPilot, type TestPilot } from "./pilotFixtures";
 
@@ -24,6 +25,10 @@ interface ProtectedRoute {
   /** Statuses that differ from the guard's, by case name. */
   overrides?: Record<string, number>;
 }
+
+const OTHER_ACCOUNT = "another account, with its own key and pilot";
+const SAME_ACCOUNT = "another pilot of the same account";
+const OTHER_ACCOUNT_404 = { [OTHER_ACCOUNT]: 404 };
 
 /**
  * Every route that takes an API key or a token. Adding a route is adding a line (and, when its path
@@ -67,12 +72,43 @@ const ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/aircraft/v2/model", guard: "key" },
   { method: "GET", path: "/aircraft/v2/model/model%7Cdji-mini-2", guard: "key" },
   { method: "GET", path: "/dev/v1/outbox?pilot_id={pilot}", guard: "key" },
+  // Flight plans and flights: another account never learns that a record exists (404).
+  { method: "POST", path: "/flight/v2/plan", guard: "token", body: planBody() },
+  { method: "GET", path: "/flight/v2/plan/{plan}", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  {
+    method: "PATCH",
+    path: "/flight/v2/plan/{plan}",
+    guard: "ownPilot",
+    body: { max_altitude_agl: 50 },
+    overrides: OTHER_ACCOUNT_404,
+  },
+  { method: "POST", path: "/flight/v2/plan/{plan}/submit", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  { method: "POST", path: "/flight/v2/point", guard: "token", body: { latitude: 34.01, longitude: -118.48 } },
+  { method: "GET", path: "/flight/v2/?limit=5", guard: "optionalToken", overrides: { [OTHER_ACCOUNT]: 200 } },
+  {
+    method: "GET",
+    path: "/flight/v2/{flight}",
+    guard: "optionalToken",
+    // The victim's flight is private: whoever is not its pilot is told it does not exist.
+    overrides: { "no token": 404, [SAME_ACCOUNT]: 404 },
+  },
+  { method: "POST", path: "/flight/v2/{flight}/start-comm", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  { method: "POST", path: "/flight/v2/{flight}/end-comm", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  {
+    method: "GET",
+    path: "/flight/v2/{flight}/telemetry",
+    guard: "ownPilot",
+    // Reading another pilot's private flight is 404, as for the flight itself.
+    overrides: { ...OTHER_ACCOUNT_404, [SAME_ACCOUNT]: 404 },
+  },
+  { method: "POST", path: "/flight/v2/{flight}/end", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  { method: "POST", path: "/flight/v2/{planned}/delete", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
 ];
 
 /** The cast of every row: the victim pilot, a second pilot of the same account, another account. */
 interface Fixture {
   victim: TestPilot;
-  /** The victim's records that paths name: `{pilot}`, `{aircraft}`. */
+  /** The victim's records that paths name: `{pilot}`, `{aircraft}`, `{plan}`, `{flight}` (active), `{planned}`. */
   ids: Record<string, string>;
   samePilotAccount: TestPilot;
   otherAccount: TestPilot;
@@ -224,9 +260,18 @@ async function fixture(): Promise<Fixture> {
     body: { nickname: "Victim's", model_id: "model|dji-mini-2" },
   });
   const samePilotAccount = await newPilot("neighbour", victim.account);
+  const plan = await createPlan(victim.account, victim.token);
+  const active = await flightAt(victim.account, victim.token, { start_time: iso(Date.now() - hour) });
+  const planned = await flightAt(victim.account, victim.token, { start_time: iso(Date.now() + hour) });
   return {
     victim,
-    ids: { pilot: victim.pilotId, aircraft: aircraft.json.data.id },
+    ids: {
+      pilot: victim.pilotId,
+      aircraft: aircraft.json.data.id,
+      plan: plan.id,
+      flight: active.id,
+      planned: planned.id,
+    },
     samePilotAccount,
     otherAccount: await newPilot("victim"),
     revoked: await revokedAccount(),
