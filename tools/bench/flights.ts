@@ -4,7 +4,11 @@ const FLIGHTS = 10_000;
 
 /** Gives the bench pilot 10,000 flights once; the bench state keeps them between runs. */
 async function ensureFlights(ctx: BenchContext): Promise<void> {
-  const headers = { "x-api-key": ctx.apiKey, authorization: `Bearer ${ctx.token}`, "content-type": "application/json" };
+  const headers = {
+    "x-api-key": ctx.apiKey,
+    authorization: `Bearer ${ctx.token}`,
+    "content-type": "application/json",
+  };
   const res = await fetch(`${ctx.baseUrl}/flight/v2/?limit=1`, { headers });
   const have = ((await res.json()) as { data: { paging: { total: number } } }).data.paging.total;
   if (have >= FLIGHTS) return;
