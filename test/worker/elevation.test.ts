@@ -188,11 +188,10 @@ describe("GET /elevation/v1/ele/path", () => {
     expect(segments[1].profile[0]).toBe(ends[1]);
     // Along the plane each step adds the same amount (within rounding).
     const profile = segments[0].profile as number[];
-    profile.forEach((v, i) =>
-      expect(Math.abs(v - plane(10.5 + i * (0.005 / 24), 20.99 + i * (0.02 / 24)))).toBeLessThanOrEqual(
-        0.5 + 1e-9,
-      ),
-    );
+    for (const [i, v] of profile.entries()) {
+      const exact = plane(10.5 + i * (0.005 / 24), 20.99 + i * (0.02 / 24));
+      expect(Math.abs(v - exact)).toBeLessThanOrEqual(0.5 + 1e-9);
+    }
   });
 
   it("gives null samples where the path leaves coverage", async () => {
