@@ -82,8 +82,7 @@ export function flightArea(geometry: Polygon | LineString | Point, buffer: numbe
   if (geometry.type === "Polygon") return geometry;
   if (geometry.type === "Point") return bufferCircle(geometry.coordinates, buffer);
   const buffered = turfBuffer(geometry, buffer, { units: "meters", steps: 16 });
-  if (!buffered || buffered.geometry.type !== "Polygon")
-    throw new Error("buffering a LineString gave no polygon");
+  if (buffered?.geometry.type !== "Polygon") throw new Error("buffering a LineString gave no polygon");
   return buffered.geometry as Polygon;
 }
 
