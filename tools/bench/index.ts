@@ -1,12 +1,13 @@
 import { parseArgs } from "../lib/config";
 import { suite as airspace } from "./airspace";
 import { suite as api } from "./api";
+import { suite as deeplink } from "./deeplink";
 import { suite as elevation } from "./elevation";
 import { suite as flights } from "./flights";
 import { type BenchSuite, startService } from "./harness";
 
 /** Every suite of `npm run bench`; each ends with one JSON line `{"bench":<name>,"ratio":…}`. */
-const suites: BenchSuite[] = [api, flights, elevation, airspace];
+const suites: BenchSuite[] = [api, flights, elevation, deeplink, airspace];
 
 const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in
 BENCH_STATE_DIR, default .wrangler/bench-state). Ratios compare routes measured in this same run.
