@@ -289,10 +289,27 @@ describe("GET /create_flight/v1/", () => {
     expect(refused.text).not.toContain("<form");
     const unknown = await call(path.replace(publicId, "app_nobody"));
     expect(unknown.status).toBe(400);
-    expect(unknown.text).toContain("names no application");
+    expect(unknown.text).toContain("names no active application");
     const broken = await call(`/create_flight/v1/?geometry=%7Bnope&client_id=${publicId}`);
     expect(broken.status).toBe(400);
     expect(broken.text).toContain("geometry");
+  });
+
+  it("stops working when the application's keys are all revoked", async () => {
+    const partner = await createAccount("revoked partner");
+    const res = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: partner.apiKey,
+      body: { geometry: square },
+    });
+    const creation = new URL(new URL(res.json.data.link).searchParams.get("link")!);
+    expect((await call(`${creation.pathname}${creation.search}`)).status).toBe(200);
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+      .bind(Date.now(), partner.keyId)
+      .run();
+    const revoked = await call(`${creation.pathname}${creation.search}`);
+    expect(revoked.status).toBe(400);
+    expect(revoked.text).toContain("names no active application");
   });
 
   it("cannot be used to call the API without a key", async () => {

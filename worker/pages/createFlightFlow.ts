@@ -54,7 +54,7 @@ export async function openLink(
   if (!clientId)
     problems.push({ name: "client_id", message: "missing: the link does not say which application sent it" });
   else if (!account)
-    problems.push({ name: "client_id", message: "names no application registered with this service" });
+    problems.push({ name: "client_id", message: "names no active application of this service" });
   const check = checkLinkFields(linkFieldsFromQuery(query), "ignore");
   if (!check.ok) problems.push(...check.errors);
   if (check.ok && account && check.request.callbackUrl !== undefined) {

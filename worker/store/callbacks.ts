@@ -1,5 +1,5 @@
-import { asc, eq } from "drizzle-orm";
-import { accounts, callbackPrefixes } from "../../schema";
+import { and, asc, eq, exists, isNull } from "drizzle-orm";
+import { accounts, apiKeys, callbackPrefixes } from "../../schema";
 import type { Db } from "../env";
 
 export interface CallbackPrefix {
@@ -22,7 +22,7 @@ export async function addCallbackPrefix(db: Db, accountId: string, url: string, 
   await db.insert(callbackPrefixes).values({ accountId, url, createdAt: now }).onConflictDoNothing().run();
 }
 
-/** The account a deep link names by its public `client_id`, with its callback prefixes: one query. */
+/** The live account a deep link names by its public `client_id`, with its callback prefixes: one query. */
 export async function findLinkAccount(
   db: Db,
   clientId: string,
@@ -43,7 +43,18 @@ export async function findLinkAccount(
     })
     .from(accounts)
     .leftJoin(callbackPrefixes, eq(callbackPrefixes.accountId, accounts.id))
-    .where(eq(accounts.publicId, clientId))
+    .where(
+      and(
+        eq(accounts.publicId, clientId),
+        // An application whose keys are all revoked is switched off: its links stop working too.
+        exists(
+          db
+            .select({ id: apiKeys.id })
+            .from(apiKeys)
+            .where(and(eq(apiKeys.accountId, accounts.id), isNull(apiKeys.revokedAt))),
+        ),
+      ),
+    )
     .all();
   const first = rows[0];
   if (!first) return null;
