@@ -25,8 +25,10 @@ export const DURATIONS_MINUTES = [15, 30, 60, 120, 240];
 export interface FormState {
   userId: string;
   altitudeMeters: number;
-  /** In the pilot's unit; only Path and Point flights have one. */
+  /** As typed, in the pilot's unit; only Path and Point flights have one. */
   buffer?: string;
+  /** The buffer for the API, in meters: the typed one when usable, else the link's. */
+  bufferMeters?: number;
   selected: string[];
   startOffset: number;
   duration: number;

@@ -68,6 +68,8 @@ export async function openLink(
 }
 
 const hasBuffer = (request: FlightLinkRequest) => request.geometry.type !== "Polygon";
+const linkBuffer = (request: FlightLinkRequest) => request.buffer ?? DEFAULT_BUFFER_METERS;
+const MAX_USER_ID = 128;
 
 /** The form as the link pre-fills it. */
 export function initialForm(link: OpenedLink): Omit<FormState, "selected"> {
@@ -75,9 +77,8 @@ export function initialForm(link: OpenedLink): Omit<FormState, "selected"> {
   return {
     userId: "",
     altitudeMeters: snapAltitude(request.altitude, unit).meters,
-    buffer: hasBuffer(request)
-      ? String(displayDistance(request.buffer ?? DEFAULT_BUFFER_METERS, unit))
-      : undefined,
+    buffer: hasBuffer(request) ? String(displayDistance(linkBuffer(request), unit)) : undefined,
+    bufferMeters: hasBuffer(request) ? linkBuffer(request) : undefined,
     startOffset: 0,
     duration: 60,
   };
@@ -110,19 +111,28 @@ export function readForm(link: OpenedLink, body: FormBody): { form: FormState; e
   if (!DURATIONS_MINUTES.includes(duration))
     errors.push({ name: "duration", message: "choose one of the listed durations" });
   let buffer: string | undefined;
+  let bufferMeters: number | undefined;
   if (hasBuffer(link.request)) {
     buffer = one("buffer");
-    const meters = toMeters(Number(buffer), link.unit);
-    if (buffer === "" || !Number.isFinite(meters) || meters <= 0 || meters > MAX_BUFFER_METERS) {
+    const meters = roundCentimeters(toMeters(Number(buffer), link.unit));
+    if (buffer !== "" && Number.isFinite(meters) && meters > 0 && meters <= MAX_BUFFER_METERS) {
+      bufferMeters = meters;
+    } else {
       const max = displayDistance(MAX_BUFFER_METERS, link.unit);
       errors.push({ name: "buffer", message: `enter a distance greater than 0 and at most ${max}` });
+      bufferMeters = linkBuffer(link.request);
     }
+  }
+  const userId = one("user_id");
+  if (userId.length > MAX_USER_ID) {
+    errors.push({ name: "user_id", message: `at most ${MAX_USER_ID} characters` });
   }
   return {
     form: {
-      userId: one("user_id").slice(0, 128),
+      userId,
       altitudeMeters: preset?.meters ?? defaults.altitudeMeters,
       buffer,
+      bufferMeters,
       selected: Object.keys(body)
         .filter((name) => name.startsWith(PICK1_FIELD) || name === OPTIONAL_FIELD)
         .flatMap(all),
@@ -133,16 +143,10 @@ export function readForm(link: OpenedLink, body: FormBody): { form: FormState; e
   };
 }
 
-/** The flight area for the form's buffer (the link's when the pilot's is unusable). */
-export function areaOf(link: OpenedLink, form: FormState): Polygon {
+/** The flight area: the Polygon, or the path or point with the form's buffer. */
+export function areaOf(link: OpenedLink, form: Omit<FormState, "selected">): Polygon {
   const { geometry } = link.request;
-  if (geometry.type === "Polygon") return geometry;
-  const meters = roundCentimeters(toMeters(Number(form.buffer), link.unit));
-  const buffer =
-    Number.isFinite(meters) && meters > 0 && meters <= MAX_BUFFER_METERS
-      ? meters
-      : (link.request.buffer ?? DEFAULT_BUFFER_METERS);
-  return flightArea(geometry, buffer);
+  return geometry.type === "Polygon" ? geometry : flightArea(geometry, form.bufferMeters!);
 }
 
 export interface Airspace {
@@ -286,8 +290,7 @@ export async function createFlight(
       start_time: form.startOffset === 0 ? "now" : new Date(start).toISOString(),
       end_time: new Date(start + form.duration * 60_000).toISOString(),
       max_altitude_agl: form.altitudeMeters,
-      buffer:
-        geometry.type === "Polygon" ? undefined : roundCentimeters(toMeters(Number(form.buffer), link.unit)),
+      buffer: form.bufferMeters,
       geometry,
       rulesets,
     },

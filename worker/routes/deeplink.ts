@@ -160,7 +160,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
 
   if (mode === "show") {
     const form = initialForm(link);
-    const area = areaOf(link, { ...form, selected: [] });
+    const area = areaOf(link, form);
     const airspace = await loadAirspace(api, area, (rulesets) =>
       initialSelection(rulesets, link.request.rulesetIds),
     );
