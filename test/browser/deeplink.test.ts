@@ -77,6 +77,15 @@ async function flightOf(userId: string, flightId: string) {
   return api(`/flight/v2/${encodeURIComponent(flightId)}`, { token: token.json.data.id_token });
 }
 
+async function flightPlanOf(userId: string, planId: string) {
+  const token = await api("/auth/v1/anonymous/token", { method: "POST", body: { user_id: userId } });
+  const plan = await api(`/flight/v2/plan/${encodeURIComponent(planId)}`, {
+    token: token.json.data.id_token,
+  });
+  expect(plan.status).toBe(200);
+  return plan.json.data;
+}
+
 function expectCallback(url: URL) {
   expect(`${url.origin}${url.pathname}`).toBe(receiver.url);
   const flightId = url.searchParams.get("flight_id")!;
@@ -192,9 +201,17 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     const desktop = await launch(DESKTOP);
     browsers.push(desktop);
     const point = { type: "Point", coordinates: [-83.9925, 35.86] };
-    const link = await creationLink({ geometry: point, buffer: 30.48, callback_url: receiver.url });
+    const link = await creationLink({
+      geometry: point,
+      buffer: 30.48,
+      callback_url: receiver.url,
+      ruleset_ids: ["usa_sec_44809"],
+    });
     const page = await desktop.context.newPage();
     await page.goto(link);
+    // ruleset_ids preselects the recreational pick1 instead of the default Part 107.
+    expect(await page.isChecked('input[type="radio"][value="usa_sec_44809"]')).toBe(true);
+    expect(await page.isChecked('input[type="radio"][value="usa_part_107"]')).toBe(false);
     expect(await page.inputValue("#buffer")).toBe("100");
     expect(await page.locator('label[for="buffer"]').textContent()).toContain("(ft)");
     await page.getByRole("link", { name: "Show in meters" }).click();
@@ -213,7 +230,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
 
     await page.fill("#buffer", "50");
     await page.selectOption("#altitude", { label: "100 m" });
-    await choosePick1(page);
+    expect(await page.isChecked('input[type="radio"][value="usa_sec_44809"]')).toBe(true);
     await Promise.all([
       page.waitForURL(`${receiver.url}**`),
       page.getByRole("button", { name: "Create flight" }).click(),
@@ -226,6 +243,9 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     expect(authorizations[0].status).not.toBe("accepted");
     const flight = await flightOf("desk-pilot", flightId);
     expect(flight.status).toBe(200);
+    const plan = await flightPlanOf("desk-pilot", flight.json.data.flight_plan_id);
+    expect(plan.rulesets).toContain("usa_sec_44809");
+    expect(plan.rulesets).not.toContain("usa_part_107");
     expect(flight.json.data.buffer).toBe(50);
     expect(flight.json.data.max_altitude).toBe(100);
     expect(desktop.external).toEqual([]);

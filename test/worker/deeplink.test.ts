@@ -276,6 +276,24 @@ describe("GET /create_flight/v1/", () => {
     expect(res.text).toMatch(/id="buffer"[^>]*value="100"/);
   });
 
+  it("offers a buffer along a path and draws the path", async () => {
+    const path = await creationPath({
+      geometry: {
+        type: "LineString",
+        coordinates: [
+          [-84.3, 36.6],
+          [-84.29, 36.605],
+        ],
+      },
+      buffer: 25,
+    });
+    const res = await call(`${path}&units=metric`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("Buffer around the path (m)");
+    expect(res.text).toMatch(/id="buffer"[^>]*value="25"/);
+    expect(res.text).toContain('stroke-dasharray="6 4"');
+  });
+
   it("refuses a tampered callback, an unknown client and a broken geometry, saying why", async () => {
     const path = await creationPath({ geometry: square, callback_url: "https://partner.example/cb" });
     const tampered = path.replace(
