@@ -85,7 +85,7 @@ input:focus-visible,select:focus-visible,button:focus-visible,a:focus-visible,[t
 [aria-invalid=true]{border-color:#b91c1c;border-width:2px}
 .summary{border:3px solid #b91c1c;background:#fff;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
 .summary a{color:#b91c1c;font-weight:600}
-.map{width:100%;height:auto;max-height:24rem;display:block;background:#e8eef3;border-radius:.375rem}
+.map{width:100%;height:auto;display:block;background:#e8eef3;border-radius:.375rem}
 .badge{display:inline-block;padding:0 .5rem;border-radius:1rem;font-weight:600;font-size:.9rem;color:#fff}
 .green{background:#1a7f37}.yellow{background:#8a6a00}.orange{background:#c2410c}.red{background:#b91c1c}
 ul.advisories{list-style:none;padding:0;margin:.5rem 0 0}ul.advisories li{padding:.35rem 0;border-top:1px solid #e5e7eb}

@@ -34,11 +34,15 @@ export interface MapView {
 }
 
 const PADDING = 0.25;
+/** Height over width of every drawing: one shape that fits phones and desktops without letterboxing. */
+const ASPECT = 0.75;
+/** Markers beyond the frame stay this far inside its edge, whole circles. */
+const EDGE = 10;
 
 /**
- * Fits the area (padded by a quarter of its size) into the box with an equirectangular projection,
- * which is true to shape at flight-area scale. Advisories beyond the frame sit on its edge,
- * marked `offMap`, so a distant airport does not shrink the area to a dot.
+ * Fits the area (padded by a quarter of its size) into a 4:3 frame with an equirectangular
+ * projection, which is true to shape at flight-area scale. Advisories beyond the frame sit on its
+ * edge, marked `offMap`, so a distant airport does not shrink the area to a dot.
  */
 export function mapView(area: Polygon, geometry: FlightGeometry, markers: MapMarker[], width = 640): MapView {
   const ring = area.coordinates[0]!;
@@ -50,18 +54,18 @@ export function mapView(area: Polygon, geometry: FlightGeometry, markers: MapMar
   const maxX = Math.max(...lngs) * xScale;
   const minY = -Math.max(...lats);
   const maxY = -Math.min(...lats);
-  const span = Math.max(maxX - minX, maxY - minY, 1e-6);
-  const pad = span * PADDING;
-  const frame = { x0: minX - pad, y0: minY - pad, w: maxX - minX + 2 * pad, h: maxY - minY + 2 * pad };
-  // Keep the drawing between square and 2:1 so phones and desktops both show it well.
-  const aspect = Math.min(Math.max(frame.h / frame.w, 0.5), 1);
-  const height = Math.round(width * aspect);
-  const scale = Math.min(width / frame.w, height / frame.h);
-  const offsetX = (width - frame.w * scale) / 2;
-  const offsetY = (height - frame.h * scale) / 2;
+  const pad = Math.max(maxX - minX, maxY - minY, 1e-6) * PADDING;
+  let frameWidth = maxX - minX + 2 * pad;
+  let frameHeight = maxY - minY + 2 * pad;
+  if (frameHeight / frameWidth < ASPECT) frameHeight = frameWidth * ASPECT;
+  else frameWidth = frameHeight / ASPECT;
+  const x0 = (minX + maxX - frameWidth) / 2;
+  const y0 = (minY + maxY - frameHeight) / 2;
+  const height = Math.round(width * ASPECT);
+  const scale = width / frameWidth;
   const project = ([lng, lat]: Position) => ({
-    x: round(offsetX + (lng * xScale - frame.x0) * scale),
-    y: round(offsetY + (-lat - frame.y0) * scale),
+    x: round((lng * xScale - x0) * scale),
+    y: round((-lat - y0) * scale),
   });
   const path = (positions: Position[], close: boolean) =>
     positions.map((p, i) => `${i === 0 ? "M" : "L"}${project(p).x} ${project(p).y}`).join(" ") +
@@ -74,8 +78,8 @@ export function mapView(area: Polygon, geometry: FlightGeometry, markers: MapMar
     point: geometry.type === "Point" ? project(geometry.coordinates) : undefined,
     markers: markers.map((m) => {
       const { x, y } = project([m.longitude, m.latitude]);
-      const clampedX = Math.min(Math.max(x, 8), width - 8);
-      const clampedY = Math.min(Math.max(y, 8), height - 8);
+      const clampedX = Math.min(Math.max(x, EDGE), width - EDGE);
+      const clampedY = Math.min(Math.max(y, EDGE), height - EDGE);
       return { ...m, x: clampedX, y: clampedY, offMap: clampedX !== x || clampedY !== y };
     }),
   };
