@@ -19,20 +19,27 @@ const bboxColumns = {
   maxLng: real("max_lng").notNull(),
 };
 
-/** Countries (`federal`), states, counties and cities with their boundaries. */
-export const jurisdictions = sqliteTable("jurisdictions", {
-  id: integer("id").primaryKey(),
-  name: text("name").notNull(),
-  region: text("region").$type<"federal" | "state" | "county" | "city" | "local">().notNull(),
-  /** ISO 3166-1 alpha-3 of the country the jurisdiction belongs to. */
-  country: text("country").notNull(),
-  /** The source's own code: FIPS for the USA, Natural Earth's for the UK. */
-  code: text("code"),
-  parentId: integer("parent_id"),
-  geometry: text("geometry", { mode: "json" }).$type<Geometry>().notNull(),
-  ...bboxColumns,
-  source: text("source").notNull(),
-});
+/**
+ * Countries (`federal`), states, counties and cities with their boundaries. A parent holds whatever
+ * its children hold, so lookups test the small children and climb `parent_id`.
+ */
+export const jurisdictions = sqliteTable(
+  "jurisdictions",
+  {
+    id: integer("id").primaryKey(),
+    name: text("name").notNull(),
+    region: text("region").$type<"federal" | "state" | "county" | "city" | "local">().notNull(),
+    /** ISO 3166-1 alpha-3 of the country the jurisdiction belongs to. */
+    country: text("country").notNull(),
+    /** The source's own code: FIPS for the USA, Natural Earth's for the UK. */
+    code: text("code"),
+    parentId: integer("parent_id"),
+    geometry: text("geometry", { mode: "json" }).$type<Geometry>().notNull(),
+    ...bboxColumns,
+    source: text("source").notNull(),
+  },
+  (t) => [index("jurisdictions_parent").on(t.parentId)],
+);
 
 export const jurisdictionCells = sqliteTable(
   "jurisdiction_cells",

@@ -1,0 +1,1 @@
+CREATE INDEX `jurisdictions_parent` ON `jurisdictions` (`parent_id`);
