@@ -19,7 +19,7 @@ Options (each also read from the environment variable in brackets; flags win):
   --max-spool-mb <n>      spool size limit; beyond it records are dropped and counted [RELAY_MAX_SPOOL_MB] (1024)
   --rate-per-ip <n>       datagrams a second per source address, 0 for no limit [RELAY_RATE_PER_IP] (1000)
   --burst-per-ip <n>      bucket size per source address [RELAY_BURST_PER_IP] (2 x rate)
-  --batch-size <n>        records per post to the worker, at most 2000 [RELAY_BATCH_SIZE] (500)
+  --batch-size <n>        records per post to the worker, at most 2000 [RELAY_BATCH_SIZE] (1000)
   --batch-ms <n>          longest wait before a partial batch is posted [RELAY_BATCH_MS] (200)
   --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (50000)
   --max-in-flight <n>     concurrent posts to the worker [RELAY_MAX_IN_FLIGHT] (4)
@@ -61,7 +61,7 @@ const NUMERIC = {
   "max-spool-mb": ["RELAY_MAX_SPOOL_MB", 1024],
   "rate-per-ip": ["RELAY_RATE_PER_IP", 1000],
   "burst-per-ip": ["RELAY_BURST_PER_IP", undefined],
-  "batch-size": ["RELAY_BATCH_SIZE", 500],
+  "batch-size": ["RELAY_BATCH_SIZE", 1000],
   "batch-ms": ["RELAY_BATCH_MS", 200],
   "max-queue": ["RELAY_MAX_QUEUE", 50_000],
   "max-in-flight": ["RELAY_MAX_IN_FLIGHT", 4],

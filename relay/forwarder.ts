@@ -1,7 +1,8 @@
+import type { RecordRow, SessionRecords } from "../worker/domain/telemetryMessages";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
 import type { Spool, SpoolFile } from "./spool";
-import { type ForwardedRecord, type IngestResult, WorkerError } from "./workerClient";
+import { type IngestResult, WorkerError } from "./workerClient";
 
 export interface ForwarderOptions {
   /** A batch is posted when it holds this many records… */
@@ -17,8 +18,9 @@ export interface ForwarderOptions {
 
 /** A batch in memory, or one read back from the spool (then `file` names it). */
 interface Batch {
-  records?: ForwardedRecord[];
+  sessions?: SessionRecords[];
   file?: SpoolFile;
+  /** Records in the batch. */
   size: number;
   firstReceivedAt: number;
 }
@@ -30,7 +32,10 @@ interface Batch {
  * close() spools whatever it could not post. Posts are idempotent, so a batch sent twice is harmless.
  */
 export class Forwarder {
-  private pending: ForwardedRecord[] = [];
+  /** The batch being filled, by session. */
+  private pending = new Map<string, SessionRecords>();
+  private pendingSize = 0;
+  private pendingSince = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly waiting: Batch[] = [];
   private waitingRecords = 0;
@@ -44,7 +49,7 @@ export class Forwarder {
   private closing = false;
 
   constructor(
-    private readonly post: (records: ForwardedRecord[]) => Promise<IngestResult>,
+    private readonly post: (sessions: SessionRecords[]) => Promise<IngestResult>,
     private readonly spool: Spool,
     private readonly options: ForwarderOptions,
     private readonly metrics: RelayMetrics,
@@ -55,7 +60,7 @@ export class Forwarder {
 
   /** Records in memory: being batched, waiting, or being posted. */
   get queuedRecords(): number {
-    return this.pending.length + this.waitingRecords + this.inFlightRecords;
+    return this.pendingSize + this.waitingRecords + this.inFlightRecords;
   }
 
   /** Starts posting: spooled batches from an earlier run go out as soon as the worker answers. */
@@ -66,10 +71,16 @@ export class Forwarder {
     this.pump();
   }
 
-  enqueue(record: ForwardedRecord): void {
-    this.pending.push(record);
-    if (this.pending.length >= this.options.batchSize) this.cut();
-    else if (this.pending.length === 1) this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
+  enqueue(flightId: string, sessionId: string, row: RecordRow): void {
+    const session = this.pending.get(sessionId);
+    if (session) session.records.push(row);
+    else this.pending.set(sessionId, { flight_id: flightId, session_id: sessionId, records: [row] });
+    this.pendingSize++;
+    if (this.pendingSize >= this.options.batchSize) this.cut();
+    else if (this.pendingSize === 1) {
+      this.pendingSince = Date.now();
+      this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
+    }
   }
 
   /**
@@ -91,8 +102,8 @@ export class Forwarder {
     let spooled = 0;
     for (const batch of [...this.waiting, ...this.inFlight]) {
       // Batches read from the spool are still on disk; posts in flight may land too, harmlessly twice.
-      if (!batch.records) continue;
-      if (this.spool.writeSync(batch.records)) spooled += batch.size;
+      if (!batch.sessions) continue;
+      if (this.spool.writeSync(batch.sessions, batch.size)) spooled += batch.size;
       else this.metrics.recordsDropped.inc({ reason: "spool_full" }, batch.size);
     }
     this.waiting.length = 0;
@@ -101,11 +112,15 @@ export class Forwarder {
 
   private cut(): void {
     clearTimeout(this.timer);
-    if (this.pending.length === 0) return;
-    const records = this.pending;
-    this.pending = [];
-    this.waiting.push({ records, size: records.length, firstReceivedAt: records[0]!.received_at });
-    this.waitingRecords += records.length;
+    if (this.pendingSize === 0) return;
+    this.waiting.push({
+      sessions: [...this.pending.values()],
+      size: this.pendingSize,
+      firstReceivedAt: this.pendingSince,
+    });
+    this.waitingRecords += this.pendingSize;
+    this.pending = new Map();
+    this.pendingSize = 0;
     this.spillOverflow();
     this.pump();
   }
@@ -116,7 +131,7 @@ export class Forwarder {
       const batch = this.waiting.shift()!;
       this.waitingRecords -= batch.size;
       const write = this.spool
-        .write(batch.records!)
+        .write(batch.sessions!, batch.size)
         .then(
           (written) => {
             if (!written) this.metrics.recordsDropped.inc({ reason: "spool_full" }, batch.size);
@@ -165,13 +180,13 @@ export class Forwarder {
 
   private async send(batch: Batch): Promise<void> {
     this.inFlight.add(batch);
-    if (batch.records) this.inFlightRecords += batch.size;
+    if (batch.sessions) this.inFlightRecords += batch.size;
     try {
-      const records = batch.records ?? (await this.readSpooled(batch.file!));
-      if (!records) return;
-      const result = await this.post(records);
+      const sessions = batch.sessions ?? (await this.readSpooled(batch.file!));
+      if (!sessions) return;
+      const result = await this.post(sessions);
       this.settle(batch);
-      this.succeeded(batch, records, result);
+      this.succeeded(batch, sessions, result);
       if (batch.file) await this.spool.remove(batch.file);
     } catch (err) {
       this.settle(batch);
@@ -184,10 +199,10 @@ export class Forwarder {
 
   /** The batch is no longer in flight (idempotent). */
   private settle(batch: Batch): void {
-    if (this.inFlight.delete(batch) && batch.records) this.inFlightRecords -= batch.size;
+    if (this.inFlight.delete(batch) && batch.sessions) this.inFlightRecords -= batch.size;
   }
 
-  private async readSpooled(file: SpoolFile): Promise<ForwardedRecord[] | undefined> {
+  private async readSpooled(file: SpoolFile): Promise<SessionRecords[] | undefined> {
     try {
       return await this.spool.read(file);
     } catch (err) {
@@ -198,16 +213,18 @@ export class Forwarder {
     }
   }
 
-  private succeeded(batch: Batch, records: ForwardedRecord[], result: IngestResult): void {
+  private succeeded(batch: Batch, sessions: SessionRecords[], result: IngestResult): void {
     if (this.consecutiveFailures > 0)
       this.log.info("worker reachable again", { after_failures: this.consecutiveFailures });
     this.consecutiveFailures = 0;
-    this.metrics.recordsForwarded.inc({}, result.stored + result.duplicates);
+    this.metrics.recordsForwarded.inc(undefined, result.stored + result.duplicates);
     this.metrics.batchLatency.observe((Date.now() - batch.firstReceivedAt) / 1000);
     if (result.refused.length === 0) return;
     const refusedSessions = new Set(result.refused.map((r) => r.session_id));
     for (const r of result.refused) this.metrics.recordsDropped.inc({ reason: r.reason }, r.records);
-    this.onRefused(new Set(records.filter((r) => refusedSessions.has(r.session_id)).map((r) => r.flight_id)));
+    this.onRefused(
+      new Set(sessions.filter((s) => refusedSessions.has(s.session_id)).map((s) => s.flight_id)),
+    );
   }
 
   private failed(batch: Batch, err: unknown): void {

@@ -14,28 +14,34 @@ function labelText(labels: Labels): string {
 }
 
 export class Counter implements Metric {
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  /** The count without labels, kept apart: it is bumped per datagram. */
+  private plain = 0;
+  private readonly labelled = new Map<string, { labels: Labels; value: number }>();
 
   constructor(
     readonly name: string,
     private readonly help: string,
   ) {}
 
-  inc(labels: Labels = {}, by = 1): void {
+  inc(labels?: Labels, by = 1): void {
+    if (!labels) {
+      this.plain += by;
+      return;
+    }
     const key = labelText(labels);
-    const entry = this.values.get(key);
+    const entry = this.labelled.get(key);
     if (entry) entry.value += by;
-    else this.values.set(key, { labels, value: by });
+    else this.labelled.set(key, { labels, value: by });
   }
 
-  value(labels: Labels = {}): number {
-    return this.values.get(labelText(labels))?.value ?? 0;
+  value(labels?: Labels): number {
+    return labels ? (this.labelled.get(labelText(labels))?.value ?? 0) : this.plain;
   }
 
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    if (this.values.size === 0) lines.push(`${this.name} 0`);
-    for (const { labels, value } of this.values.values())
+    if (this.plain > 0 || this.labelled.size === 0) lines.push(`${this.name} ${this.plain}`);
+    for (const { labels, value } of this.labelled.values())
       lines.push(`${this.name}${labelText(labels)} ${value}`);
     return lines;
   }

@@ -41,7 +41,7 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
   );
   const spool = new Spool(config.spoolDir, config.maxSpoolBytes);
   const forwarder = new Forwarder(
-    (records) => worker.postRecords(records),
+    (sessions) => worker.postRecords(sessions),
     spool,
     {
       batchSize: config.batchSize,
@@ -62,7 +62,7 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
     schema: telemetrySchema,
     keys,
     limiter,
-    forward: (record) => forwarder.enqueue(record),
+    forward: (flightId, sessionId, row) => forwarder.enqueue(flightId, sessionId, row),
     metrics,
     log,
   });

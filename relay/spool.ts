@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { ForwardedRecord } from "./workerClient";
+import type { SessionRecords } from "../worker/domain/telemetryMessages";
 
 /** A spooled batch: `<ms>-<sequence>-<records>.json`, so its size is known without reading it. */
 export interface SpoolFile {
@@ -48,8 +48,8 @@ export class Spool {
   }
 
   /** Writes a batch; false when the spool is full and the batch was not written. */
-  async write(records: ForwardedRecord[]): Promise<boolean> {
-    const { file, text } = this.prepare(records);
+  async write(sessions: SessionRecords[], records: number): Promise<boolean> {
+    const { file, text } = this.prepare(sessions, records);
     if (!file) return false;
     const target = path.join(this.dir, file.name);
     await writeFile(`${target}.tmp`, text);
@@ -59,8 +59,8 @@ export class Spool {
   }
 
   /** The same, blocking: for the last moments before the process exits. */
-  writeSync(records: ForwardedRecord[]): boolean {
-    const { file, text } = this.prepare(records);
+  writeSync(sessions: SessionRecords[], records: number): boolean {
+    const { file, text } = this.prepare(sessions, records);
     if (!file) return false;
     const target = path.join(this.dir, file.name);
     writeFileSync(`${target}.tmp`, text);
@@ -80,9 +80,9 @@ export class Spool {
     this.claimed.delete(file.name);
   }
 
-  read(file: SpoolFile): Promise<ForwardedRecord[]> {
+  read(file: SpoolFile): Promise<SessionRecords[]> {
     return readFile(path.join(this.dir, file.name), "utf8").then(
-      (text) => JSON.parse(text) as ForwardedRecord[],
+      (text) => JSON.parse(text) as SessionRecords[],
     );
   }
 
@@ -98,13 +98,13 @@ export class Spool {
     this.untrack(file);
   }
 
-  private prepare(records: ForwardedRecord[]): { file?: SpoolFile; text: string } {
-    const text = JSON.stringify(records);
+  private prepare(sessions: SessionRecords[], records: number): { file?: SpoolFile; text: string } {
+    const text = JSON.stringify(sessions);
     const bytes = Buffer.byteLength(text);
     if (this.totalBytes + bytes > this.maxBytes) return { text };
     const sequence = String(this.sequence++ % 1_000_000).padStart(6, "0");
-    const name = `${String(Date.now()).padStart(15, "0")}-${sequence}-${records.length}.json`;
-    return { file: { name, records: records.length, bytes }, text };
+    const name = `${String(Date.now()).padStart(15, "0")}-${sequence}-${records}.json`;
+    return { file: { name, records, bytes }, text };
   }
 
   private track(file: SpoolFile): void {

@@ -13,7 +13,7 @@ describe("relay configuration", () => {
       spoolDir: "/var/lib/ws/relay-spool",
       ratePerIp: 1000,
       burstPerIp: 2000,
-      batchSize: 500,
+      batchSize: 1000,
     });
   });
 

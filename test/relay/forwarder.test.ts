@@ -6,7 +6,8 @@ import { Forwarder, type ForwarderOptions } from "../../relay/forwarder";
 import { createLog } from "../../relay/log";
 import { relayMetrics } from "../../relay/metrics";
 import { Spool } from "../../relay/spool";
-import { type ForwardedRecord, type IngestResult, WorkerError } from "../../relay/workerClient";
+import { type IngestResult, WorkerError } from "../../relay/workerClient";
+import type { SessionRecords } from "../../worker/domain/telemetryMessages";
 
 const OPTIONS: ForwarderOptions = {
   batchSize: 10,
@@ -17,40 +18,31 @@ const OPTIONS: ForwarderOptions = {
   retryMaxMs: 20,
 };
 
-function record(serial: number, flightId = "flight|f", sessionId = "session|s"): ForwardedRecord {
-  return {
-    flight_id: flightId,
-    session_id: sessionId,
-    serial,
-    index: 0,
-    type: "barometer",
-    timestamp: serial,
-    received_at: Date.now(),
-    fields: { pressure: 1000 },
-  };
+/** Enqueues one barometer record of the given serial. */
+function enqueue(f: Forwarder, serial: number, flightId = "flight|f", sessionId = "session|s"): void {
+  f.enqueue(flightId, sessionId, [serial, 0, "barometer", serial, Date.now(), 1000]);
 }
 
 /** A worker that stores by (session, serial, index), and can be switched off. */
 function fakeWorker() {
-  const stored = new Map<string, ForwardedRecord>();
+  const stored = new Set<string>();
   const batches: number[] = [];
   const worker = {
     up: true,
     refuse: undefined as WorkerError | undefined,
     stored,
     batches,
-    async post(records: ForwardedRecord[]): Promise<IngestResult> {
+    async post(sessions: SessionRecords[]): Promise<IngestResult> {
       await new Promise((r) => setTimeout(r, 1));
       if (worker.refuse) throw worker.refuse;
       if (!worker.up) throw new WorkerError("worker unreachable", true);
-      batches.push(records.length);
-      let fresh = 0;
-      for (const r of records) {
-        const id = `${r.session_id}/${r.serial}/${r.index}`;
-        if (!stored.has(id)) fresh++;
-        stored.set(id, r);
-      }
-      return { stored: fresh, duplicates: records.length - fresh, refused: [] };
+      const ids = sessions.flatMap((s) =>
+        s.records.map(([serial, index]) => `${s.session_id}/${serial}/${index}`),
+      );
+      batches.push(ids.length);
+      const fresh = ids.filter((id) => !stored.has(id)).length;
+      for (const id of ids) stored.add(id);
+      return { stored: fresh, duplicates: ids.length - fresh, refused: [] };
     },
   };
   return worker;
@@ -66,7 +58,7 @@ function forwarder(
   const logs: string[] = [];
   const refused: string[] = [];
   const f = new Forwarder(
-    (records) => worker.post(records),
+    (sessions) => worker.post(sessions),
     spool,
     { ...OPTIONS, ...options },
     metrics,
@@ -90,7 +82,7 @@ describe("Forwarder", () => {
   it("posts full batches at once and a partial batch after the delay", async () => {
     const worker = fakeWorker();
     const { forwarder: f, metrics } = forwarder(worker, tempDir());
-    for (let i = 1; i <= 25; i++) f.enqueue(record(i));
+    for (let i = 1; i <= 25; i++) enqueue(f, i);
     await until(() => worker.stored.size === 20);
     expect(worker.batches).toEqual([10, 10]);
     await until(() => worker.stored.size === 25);
@@ -104,7 +96,7 @@ describe("Forwarder", () => {
     const dir = tempDir();
     const { forwarder: f, metrics, spool } = forwarder(worker, dir, { maxQueuedRecords: 50 });
     worker.up = false;
-    for (let i = 1; i <= 500; i++) f.enqueue(record(i));
+    for (let i = 1; i <= 500; i++) enqueue(f, i);
     await until(() => spool.batches > 0 && metrics.postFailures.value() >= 3);
     expect(f.queuedRecords).toBeLessThanOrEqual(50);
     expect(f.queuedRecords + spool.records).toBe(500);
@@ -122,7 +114,7 @@ describe("Forwarder", () => {
     const dir = tempDir();
     const first = forwarder(worker, dir);
     worker.up = false;
-    for (let i = 1; i <= 35; i++) first.forwarder.enqueue(record(i));
+    for (let i = 1; i <= 35; i++) enqueue(first.forwarder, i);
     await first.forwarder.close(Date.now() + 200);
     expect(first.spool.records).toBe(35);
     expect(worker.stored.size).toBe(0);
@@ -137,7 +129,7 @@ describe("Forwarder", () => {
   it("posts everything it holds on close when the worker is up", async () => {
     const worker = fakeWorker();
     const { forwarder: f, spool } = forwarder(worker, tempDir(), { batchDelayMs: 60_000 });
-    for (let i = 1; i <= 7; i++) f.enqueue(record(i));
+    for (let i = 1; i <= 7; i++) enqueue(f, i);
     await f.close(Date.now() + 2000);
     expect(worker.stored.size).toBe(7);
     expect(spool.batches).toBe(0);
@@ -149,7 +141,7 @@ describe("Forwarder", () => {
     writeFileSync(path.join(dir, "000001700000000-000000-3.json"), "not json");
     worker.refuse = new WorkerError("worker answered 400", false);
     const { forwarder: f, metrics } = forwarder(worker, dir);
-    f.enqueue(record(1));
+    enqueue(f, 1);
     await until(() => metrics.recordsDropped.value({ reason: "refused_by_worker" }) === 1);
     await until(() => metrics.recordsDropped.value({ reason: "spool_unreadable" }) === 3);
     expect(readdirSync(dir)).toEqual(["000001700000000-000000-3.json.rejected"]);
@@ -158,13 +150,13 @@ describe("Forwarder", () => {
   it("reports the flights whose records the worker refused, so their keys are looked up again", async () => {
     const worker = fakeWorker();
     const post = worker.post;
-    worker.post = async (records) => ({
-      ...(await post(records)),
+    worker.post = async (sessions) => ({
+      ...(await post(sessions)),
       refused: [{ session_id: "session|closed", reason: "session_closed", records: 1 }],
     });
     const { forwarder: f, metrics, refused } = forwarder(worker, tempDir());
-    f.enqueue(record(1, "flight|closed", "session|closed"));
-    f.enqueue(record(1, "flight|open", "session|open"));
+    enqueue(f, 1, "flight|closed", "session|closed");
+    enqueue(f, 1, "flight|open", "session|open");
     await until(() => refused.length > 0);
     expect(refused).toEqual(["flight|closed"]);
     expect(metrics.recordsDropped.value({ reason: "session_closed" })).toBe(1);

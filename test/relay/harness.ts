@@ -1,11 +1,24 @@
-import { createSecretKey } from "node:crypto";
+import { SessionKey } from "../../relay/crypto";
 import { Intake } from "../../relay/intake";
 import { KeyCache } from "../../relay/keyCache";
 import { createLog } from "../../relay/log";
 import { telemetrySchema } from "../../relay/messages";
 import { relayMetrics } from "../../relay/metrics";
 import { SourceRateLimit } from "../../relay/rateLimit";
-import type { ForwardedRecord, Session } from "../../relay/workerClient";
+import type { Session } from "../../relay/workerClient";
+import { namedFields } from "../../worker/domain/telemetryMessages";
+
+/** A forwarded row, spelled out for assertions. */
+export interface Forwarded {
+  flight_id: string;
+  session_id: string;
+  serial: number;
+  index: number;
+  type: string;
+  timestamp: number;
+  received_at: number;
+  fields: Record<string, number>;
+}
 
 /**
  * An Intake wired to an in-memory "worker": `sessions` says which flight has which open session,
@@ -13,7 +26,7 @@ import type { ForwardedRecord, Session } from "../../relay/workerClient";
  */
 export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: number } = {}) {
   const sessions = new Map<string, { id: string; key: Buffer } | null>();
-  const forwarded: ForwardedRecord[] = [];
+  const forwarded: Forwarded[] = [];
   const lookups: string[] = [];
   const logs: string[] = [];
   const metrics = relayMetrics();
@@ -21,7 +34,7 @@ export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: numb
     async (flightId): Promise<Session | null> => {
       lookups.push(flightId);
       const session = sessions.get(flightId);
-      return session ? { id: session.id, key: createSecretKey(session.key) } : null;
+      return session ? { id: session.id, key: new SessionKey(session.key) } : null;
     },
     {
       ttlMs: 60_000,
@@ -36,7 +49,17 @@ export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: numb
     schema: telemetrySchema,
     keys,
     limiter: new SourceRateLimit(rate, rate),
-    forward: (record) => forwarded.push(record),
+    forward: (flightId, sessionId, [serial, index, type, timestamp, receivedAt, ...values]) =>
+      forwarded.push({
+        flight_id: flightId,
+        session_id: sessionId,
+        serial,
+        index,
+        type,
+        timestamp,
+        received_at: receivedAt,
+        fields: namedFields(telemetrySchema.byName.get(type)!, values),
+      }),
     metrics,
     log: createLog("debug", (line) => logs.push(line)),
   });

@@ -1,5 +1,5 @@
-import { createSecretKey } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { SessionKey } from "../../relay/crypto";
 import { KeyCache, type KeyCacheOptions, KeyUnavailable } from "../../relay/keyCache";
 import type { Session } from "../../relay/workerClient";
 
@@ -12,7 +12,7 @@ const OPTIONS: KeyCacheOptions = {
 };
 
 function session(id: string): Session {
-  return { id, key: createSecretKey(Buffer.alloc(32, 1)) };
+  return { id, key: new SessionKey(Buffer.alloc(32, 1)) };
 }
 
 /** A cache over a scripted worker: each look-up takes the next answer (a session, null, or an error). */

@@ -28,8 +28,31 @@ function relaySession(flightId: string) {
   return call(`/internal/v1/flights/${encodeURIComponent(flightId)}/session`, { headers: RELAY });
 }
 
-function ingest(records: unknown[]) {
-  return call("/internal/v1/telemetry", { method: "POST", headers: RELAY, body: { records } });
+interface Posted {
+  flight_id: string;
+  session_id: string;
+  serial: number;
+  index: number;
+  type: string;
+  timestamp: number;
+  received_at: number;
+  fields: Record<string, number>;
+}
+
+/** Posts records as the relay does: rows grouped by session, field values in proto order. */
+function ingest(records: Posted[]) {
+  const sessions = new Map<string, { flight_id: string; session_id: string; records: unknown[][] }>();
+  for (const r of records) {
+    const key = `${r.flight_id} ${r.session_id}`;
+    const session = sessions.get(key) ?? { flight_id: r.flight_id, session_id: r.session_id, records: [] };
+    session.records.push([r.serial, r.index, r.type, r.timestamp, r.received_at, ...Object.values(r.fields)]);
+    sessions.set(key, session);
+  }
+  return call("/internal/v1/telemetry", {
+    method: "POST",
+    headers: RELAY,
+    body: { sessions: [...sessions.values()] },
+  });
 }
 
 function position(flightId: string, sessionId: string, serial: number, timestamp: number, index = 0) {
@@ -207,13 +230,17 @@ describe("the relay's internal API", () => {
     const p = await pilot();
     const { flightId, sessionId } = await flightInSession(p);
     const good = position(flightId, sessionId, 1, 1000);
-    const cases: [unknown, string][] = [
-      [{ ...good, fields: { ...good.fields, latitude: 91 } }, "records.0.latitude"],
-      [{ ...good, fields: { ...good.fields, extra: 1 } }, "records.0.extra"],
-      [{ ...good, fields: { latitude: 1 } }, "records.0.longitude"],
-      [{ ...good, type: "gps" }, "records.0.type"],
-      [{ ...good, serial: -1 }, "records.0.serial"],
-      [{ ...good, timestamp: 2 ** 53 }, "records.0.timestamp"],
+    const cases: [Posted, string][] = [
+      [{ ...good, fields: { ...good.fields, latitude: 91 } }, "sessions.0.records.0.latitude"],
+      [
+        { ...good, fields: { ...good.fields, horizontal_accuracy: -1 } },
+        "sessions.0.records.0.horizontal_accuracy",
+      ],
+      [{ ...good, fields: { ...good.fields, extra: 1 } }, "sessions.0.records.0"],
+      [{ ...good, fields: { latitude: 1 } }, "sessions.0.records.0.longitude"],
+      [{ ...good, type: "gps" }, "sessions.0.records.0.2"],
+      [{ ...good, serial: -1 }, "sessions.0.records.0.0"],
+      [{ ...good, timestamp: 2 ** 53 }, "sessions.0.records.0.timestamp"],
     ];
     for (const [record, name] of cases) {
       const res = await ingest([record]);

@@ -19,11 +19,24 @@ export interface TelemetrySchema {
   byName: ReadonlyMap<string, MessageKind>;
 }
 
-/** A decoded record: its type name, its timestamp (ms) and every value field (absent ones are 0). */
+/** A decoded record: its type name, its timestamp (ms) and its fields' values in the kind's order. */
 export interface TelemetryMessage {
   type: string;
   timestamp: number;
-  fields: Record<string, number>;
+  values: number[];
+}
+
+/**
+ * A record as the relay posts it to the worker: [serial, index in the datagram, type, timestamp,
+ * received_at, ...the values of the kind's fields]. Rows keep the relay's posts small.
+ */
+export type RecordRow = [number, number, string, number, number, ...number[]];
+
+/** The body of the relay's posts (POST /internal/v1/telemetry): rows grouped by session. */
+export interface SessionRecords {
+  flight_id: string;
+  session_id: string;
+  records: RecordRow[];
 }
 
 const PACKAGE = "windsock.telemetry";
@@ -57,13 +70,20 @@ export function loadTelemetrySchema(protoText: string): TelemetrySchema {
 export function decodeMessage(kind: MessageKind, bytes: Uint8Array): TelemetryMessage | undefined {
   let decoded: Record<string, unknown>;
   try {
-    decoded = kind.type.toObject(kind.type.decode(bytes), { longs: String, defaults: true });
+    decoded = kind.type.decode(bytes) as unknown as Record<string, unknown>;
   } catch {
     return undefined;
   }
-  const fields: Record<string, number> = {};
-  for (const name of kind.fields) fields[name] = decoded[name] as number;
-  return { type: kind.name, timestamp: Number(decoded.timestamp), fields };
+  // Absent proto3 fields read as their default, 0, from the message's prototype.
+  const values = kind.fields.map((name) => decoded[name] as number);
+  return { type: kind.name, timestamp: uint64(decoded.timestamp), values };
+}
+
+/** A uint64 as a number; beyond 2^53 it is Infinity, so validation refuses it rather than rounding. */
+function uint64(value: unknown): number {
+  if (typeof value === "number") return value;
+  const { low, high } = value as { low: number; high: number };
+  return high >>> 0 >= 0x200000 ? Number.POSITIVE_INFINITY : (high >>> 0) * 2 ** 32 + (low >>> 0);
 }
 
 /** Bounds of the fields that have them (spec 2.8); every other field only has to be finite. */
@@ -77,15 +97,21 @@ const FIELD_RANGES: Record<string, (value: number) => boolean> = {
   pressure: (v) => v >= 0,
 };
 
-/** The first field that is missing, out of range or not of this kind; undefined when all are valid. */
+/** The first field that is missing or out of range; undefined when the message is valid. */
 export function invalidField(kind: MessageKind, message: Omit<TelemetryMessage, "type">): string | undefined {
-  // A uint64 beyond 2^53 cannot be held exactly as a number, so it is refused rather than rounded.
   if (!Number.isSafeInteger(message.timestamp) || message.timestamp < 0) return "timestamp";
-  for (const name of kind.fields) {
-    const value = message.fields[name];
+  const { values } = message;
+  for (const [i, name] of kind.fields.entries()) {
+    const value = values[i];
     if (typeof value !== "number" || !Number.isFinite(value)) return name;
     if (FIELD_RANGES[name] && !FIELD_RANGES[name](value)) return name;
   }
-  const names = Object.keys(message.fields);
-  return names.length === kind.fields.length ? undefined : names.find((name) => !kind.fields.includes(name));
+  return undefined;
+}
+
+/** The values as an object of field names, as records are stored and served. */
+export function namedFields(kind: MessageKind, values: number[]): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const [i, name] of kind.fields.entries()) fields[name] = values[i]!;
+  return fields;
 }

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { flightState } from "../domain/flightState";
-import { invalidField } from "../domain/telemetryMessages";
+import { invalidField, namedFields } from "../domain/telemetryMessages";
 import type { Bindings } from "../env";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
 import { base64url, fromBase64url } from "../lib/hash";
@@ -100,26 +100,48 @@ const relaySession = createRoute({
   responses: responses(z.object({ session_id: z.string(), key: z.string() }), "The flight's open session"),
 });
 
-const IngestRecord = z.object({
-  flight_id: z.string().min(1).max(255),
-  session_id: z.string().min(1).max(64),
-  serial: z.number().int().min(0).max(0xffffffff),
-  index: z.number().int().min(0).max(0xffff),
-  type: z.enum(TYPE_NAMES as [string, ...string[]]),
-  timestamp: z.number(),
-  received_at: z.number().int().min(0),
-  fields: z.record(z.string(), z.number()),
-});
+/** A row as the relay posts it: [serial, index, type, timestamp, received_at, ...values]. */
+const Row = z.tuple(
+  [
+    z.number().int().min(0).max(0xffffffff),
+    z.number().int().min(0).max(0xffff),
+    z.enum(TYPE_NAMES as [string, ...string[]]),
+    z.number(),
+    z.number().int().min(0),
+  ],
+  z.number(),
+);
 
 const IngestBody = z.object({
-  records: z
-    .array(IngestRecord)
-    .max(MAX_INGEST_RECORDS)
-    .superRefine((records, ctx) => {
-      records.forEach((record, i) => {
-        const field = invalidField(telemetrySchema.byName.get(record.type)!, record);
-        if (field) ctx.addIssue({ code: "custom", path: [i, field], message: "missing or out of range" });
+  sessions: z
+    .array(
+      z.object({
+        flight_id: z.string().min(1).max(255),
+        session_id: z.string().min(1).max(64),
+        records: z.array(Row).min(1),
+      }),
+    )
+    .superRefine((sessions, ctx) => {
+      let total = 0;
+      sessions.forEach((session, s) => {
+        total += session.records.length;
+        session.records.forEach(([, , type, timestamp, , ...values], r) => {
+          const kind = telemetrySchema.byName.get(type)!;
+          const field = invalidField(kind, { timestamp, values });
+          if (field) {
+            ctx.addIssue({
+              code: "custom",
+              path: [s, "records", r, field],
+              message: "missing or out of range",
+            });
+          } else if (values.length !== kind.fields.length) {
+            const message = `a ${type} row holds serial, index, type, timestamp, received_at, ${kind.fields.join(", ")}`;
+            ctx.addIssue({ code: "custom", path: [s, "records", r], message });
+          }
+        });
       });
+      if (total > MAX_INGEST_RECORDS)
+        ctx.addIssue({ code: "custom", message: `at most ${MAX_INGEST_RECORDS} records a post` });
     }),
 });
 
@@ -138,8 +160,6 @@ const ingest = createRoute({
     "What was stored; records of unknown or already closed sessions are refused",
   ),
 });
-
-type Refusal = "unknown_session" | "session_closed";
 
 export const telemetryRoutes = createRouter()
   .openapi(startComm, async (c) => {
@@ -195,44 +215,39 @@ export const telemetryRoutes = createRouter()
     return success(c, { session_id: session.id, key: toBase64(key) });
   })
   .openapi(ingest, async (c) => {
-    const { records } = c.req.valid("json");
-    const sessions = await findSessions(c.var.db, [...new Set(records.map((r) => r.session_id))]);
+    const { sessions: posted } = c.req.valid("json");
+    const known = await findSessions(c.var.db, [...new Set(posted.map((p) => p.session_id))]);
     const byFlight = new Map<string, TelemetryRecord[]>();
-    const refused = new Map<string, { reason: Refusal; records: number }>();
-    for (const r of records) {
-      const session = sessions.get(r.session_id);
-      // A record received after its session closed is refused: the relay's key cache may lag end-comm.
-      const reason: Refusal | undefined =
-        !session || session.flightId !== r.flight_id
-          ? "unknown_session"
-          : session.closedAt !== null && r.received_at > session.closedAt
-            ? "session_closed"
-            : undefined;
-      if (reason) {
-        const entry = refused.get(r.session_id) ?? { reason, records: 0 };
-        entry.records++;
-        refused.set(r.session_id, entry);
+    const refused: { session_id: string; reason: string; records: number }[] = [];
+    for (const { flight_id, session_id, records } of posted) {
+      const session = known.get(session_id);
+      if (!session || session.flightId !== flight_id) {
+        refused.push({ session_id, reason: "unknown_session", records: records.length });
         continue;
       }
-      const list = byFlight.get(r.flight_id) ?? [];
-      list.push({
-        sessionId: r.session_id,
-        serial: r.serial,
-        index: r.index,
-        type: r.type,
-        timestamp: r.timestamp,
-        receivedAt: r.received_at,
-        fields: r.fields,
-      });
-      byFlight.set(r.flight_id, list);
+      const list = byFlight.get(flight_id) ?? [];
+      byFlight.set(flight_id, list);
+      let late = 0;
+      for (const [serial, index, type, timestamp, receivedAt, ...values] of records) {
+        // Received after its session closed: refused, as the relay's key cache may lag end-comm.
+        if (session.closedAt !== null && receivedAt > session.closedAt) {
+          late++;
+          continue;
+        }
+        const fields = namedFields(telemetrySchema.byName.get(type)!, values);
+        list.push({ sessionId: session_id, serial, index, type, timestamp, receivedAt, fields });
+      }
+      if (late > 0) refused.push({ session_id, reason: "session_closed", records: late });
     }
     const results = await Promise.all(
-      [...byFlight].map(([flightId, list]) => flightTelemetry(c.env, flightId).ingest(list)),
+      [...byFlight]
+        .filter(([, list]) => list.length > 0)
+        .map(([flightId, list]) => flightTelemetry(c.env, flightId).ingest(list)),
     );
     return success(c, {
       stored: results.reduce((sum, r) => sum + r.stored, 0),
       duplicates: results.reduce((sum, r) => sum + r.duplicates, 0),
-      refused: [...refused].map(([session_id, entry]) => ({ session_id, ...entry })),
+      refused,
     });
   });
 
