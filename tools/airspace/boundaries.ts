@@ -6,7 +6,7 @@ import type { Geometry, MultiPolygon, Position } from "../../worker/domain/geojs
 /** Jurisdictions of the embedded default, from real boundaries. */
 export interface JurisdictionRecord extends Jurisdiction {
   code: string;
-  parentId: number | null;
+  geometry: Geometry;
   source: string;
 }
 

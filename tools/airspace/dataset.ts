@@ -110,7 +110,10 @@ export async function executeInGroups(target: Target, statements: Statement[], l
 }
 
 /** Fills in city/state/country from the jurisdictions where the source did not give them. */
-export function placeRecords(records: AirspaceRecord[], jurisdictions: Jurisdiction[]): void {
+export function placeRecords(
+  records: AirspaceRecord[],
+  jurisdictions: (Jurisdiction & { geometry: Geometry })[],
+): void {
   const boxes = jurisdictions.map((j) => ({ j, box: bboxOf(j.geometry) }));
   for (const record of records) {
     if (record.state && record.country) continue;
@@ -126,22 +129,26 @@ export function placeRecords(records: AirspaceRecord[], jurisdictions: Jurisdict
 }
 
 /** Federal and state jurisdictions already loaded in the target, for placing imported records. */
-export async function loadedJurisdictions(target: Target, box: BBox): Promise<Jurisdiction[]> {
+export async function loadedJurisdictions(
+  target: Target,
+  box: BBox,
+): Promise<(Jurisdiction & { geometry: Geometry })[]> {
   const rows = await target.query<{
     id: number;
     name: string;
-    region: string;
+    region: Jurisdiction["region"];
     country: string;
+    parent_id: number | null;
     geometry: string;
   }>(
-    `SELECT id, name, region, country, geometry FROM jurisdictions
+    `SELECT id, name, region, country, parent_id, geometry FROM jurisdictions
      WHERE region IN ('federal', 'state', 'city') AND min_lat <= ? AND max_lat >= ? AND min_lng <= ? AND max_lng >= ?`,
     [box.maxLat, box.minLat, box.maxLng, box.minLng],
   );
-  return rows.map((r) => ({
+  return rows.map(({ parent_id, geometry, ...r }) => ({
     ...r,
-    region: r.region as Jurisdiction["region"],
-    geometry: JSON.parse(r.geometry),
+    parentId: parent_id,
+    geometry: JSON.parse(geometry),
   }));
 }
 

@@ -21,7 +21,12 @@ import {
 } from "../domain/airspace/advisories";
 import { cellRange } from "../domain/airspace/facilityGrid";
 import { containsPoint, pointDistance } from "../domain/airspace/geometry";
-import { type Jurisdiction, type Place, placeOf } from "../domain/airspace/jurisdictions";
+import {
+  holdingJurisdictions,
+  type Jurisdiction,
+  type Place,
+  placeOf,
+} from "../domain/airspace/jurisdictions";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import {
   type Condition,
@@ -33,7 +38,7 @@ import {
 } from "../domain/airspace/rules";
 import { expandBox, searchRanges } from "../domain/airspace/spatialGrid";
 import { bboxOf } from "../domain/flightArea";
-import type { BBox, Point, Polygon, Position } from "../domain/geojson";
+import type { BBox, Geometry, MultiPolygon, Point, Polygon, Position } from "../domain/geojson";
 import type { Db } from "../env";
 
 /** Spatial and rule queries of the airspace area. */
@@ -176,31 +181,33 @@ function jurisdictionIdsMeeting(db: Db, box: BBox) {
     .where(cellsMeeting(jurisdictionCells, box));
 }
 
-function jurisdictionsQuery(db: Db, box: BBox, withRulesets: boolean) {
+/**
+ * Jurisdictions whose boxes meet `box`. Parents come without their geometry: they hold whatever
+ * their children hold, and a country's coastline is the costliest thing to read and test.
+ */
+function jurisdictionsQuery(db: Db, box: BBox) {
   return db
     .select({
       id: jurisdictions.id,
       name: jurisdictions.name,
       region: jurisdictions.region,
       country: jurisdictions.country,
-      geometry: jurisdictions.geometry,
+      parentId: jurisdictions.parentId,
+      geometry: sql<string | null>`CASE WHEN EXISTS (SELECT 1 FROM jurisdictions AS children
+        WHERE children.parent_id = jurisdictions.id) THEN NULL ELSE jurisdictions.geometry END`.as(
+        "leaf_geometry",
+      ),
     })
     .from(jurisdictions)
-    .where(
-      and(
-        inArray(jurisdictions.id, jurisdictionIdsMeeting(db, box)),
-        boxMeets(jurisdictions, box),
-        withRulesets
-          ? inArray(jurisdictions.id, db.selectDistinct({ id: rulesets.jurisdictionId }).from(rulesets))
-          : undefined,
-      ),
-    )
+    .where(and(inArray(jurisdictions.id, jurisdictionIdsMeeting(db, box)), boxMeets(jurisdictions, box)))
     .orderBy(asc(jurisdictions.id));
 }
 
-/** Jurisdictions whose boxes meet `box`; `withRulesets` keeps those that have rulesets. */
-export async function jurisdictionsAround(db: Db, box: BBox, withRulesets = false): Promise<Jurisdiction[]> {
-  return jurisdictionsQuery(db, box, withRulesets);
+function toJurisdictions(rows: Awaited<ReturnType<typeof jurisdictionsQuery>>): Jurisdiction[] {
+  return rows.map((r) => ({
+    ...r,
+    geometry: r.geometry === null ? null : (JSON.parse(r.geometry) as Geometry),
+  }));
 }
 
 type RulesetFilter = { ids: string[] } | { jurisdictionIds: number[] } | { jurisdictionsMeeting: BBox };
@@ -327,9 +334,9 @@ export async function flightFeatureDefinitions(db: Db, names: string[]): Promise
 
 /** The rulesets that apply to an area or point: those of every jurisdiction it meets. */
 export async function rulesetsFor(db: Db, geometry: Polygon | Point): Promise<Ruleset[]> {
-  const candidates = await jurisdictionsAround(db, bboxOf(geometry), true);
-  const meeting = candidates.filter((j) =>
-    booleanIntersects(geometry as GeoJSON.Geometry, j.geometry as GeoJSON.Geometry),
+  const candidates = toJurisdictions(await jurisdictionsQuery(db, bboxOf(geometry)));
+  const meeting = holdingJurisdictions(candidates, (g) =>
+    booleanIntersects(geometry as GeoJSON.Geometry, g as GeoJSON.Geometry),
   );
   return loadRulesets(db, { jurisdictionIds: meeting.map((j) => j.id) });
 }
@@ -348,7 +355,7 @@ export async function statusInputs(
   const around = expandBox(at, buffer);
   const withCells = !filter.types || filter.types.includes(CONTROLLED_AIRSPACE);
   const common = [
-    jurisdictionsQuery(db, at, true),
+    jurisdictionsQuery(db, at),
     rulesetsQuery(db, { jurisdictionsMeeting: at }),
     featuresQuery(db, around, filter),
   ] as const;
@@ -356,13 +363,9 @@ export async function statusInputs(
     ? await db.batch([...common, cellsQuery(db, around)])
     : [...(await db.batch(common)), []];
   const here = new Set(
-    candidates
-      .filter(
-        (j) =>
-          (j.geometry.type === "Polygon" || j.geometry.type === "MultiPolygon") &&
-          containsPoint(j.geometry, point),
-      )
-      .map((j) => j.id),
+    holdingJurisdictions(toJurisdictions(candidates), (g) => isArea(g) && containsPoint(g, point)).map(
+      (j) => j.id,
+    ),
   );
   const applicable = toRulesets(rulesetRows).filter((r) => here.has(r.jurisdiction.id));
   return { rulesets: defaultSelection(applicable), features, cells: toCells(cells) };
@@ -379,15 +382,15 @@ export async function locatePoint(db: Db, latitude: number, longitude: number): 
   const point: Position = [longitude, latitude];
   const box = { minLat: latitude, maxLat: latitude, minLng: longitude, maxLng: longitude };
   const now = Date.now();
-  const [candidates, airports] = await Promise.all([
-    jurisdictionsAround(db, box),
+  const [candidates, airports] = await db.batch([
+    jurisdictionsQuery(db, box),
     featuresQuery(db, expandBox(box, TOWN_RADIUS_M), {
       types: ["airport", "heliport"],
       start: now,
       end: now,
     }),
   ]);
-  const place = placeOf(point, candidates);
+  const place = placeOf(point, toJurisdictions(candidates));
   if (place.city) return place;
   const towns = airports
     .filter((a) => a.city)
@@ -431,3 +434,6 @@ export async function authorizationsForPlan(
     ...laancOverArea(plan.area, features, cells),
   });
 }
+
+const isArea = (g: Geometry): g is Polygon | MultiPolygon =>
+  g.type === "Polygon" || g.type === "MultiPolygon";
