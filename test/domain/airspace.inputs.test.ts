@@ -72,6 +72,20 @@ describe("query inputs", () => {
       ],
     };
     expect(refusal(() => areaFrom(bowtie)).message).toMatch(/intersect/);
+    const wide = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0],
+          [1.5, 0],
+          [1.5, 0.1],
+          [0, 0.1],
+          [0, 0],
+        ],
+      ],
+    };
+    expect(refusal(() => areaFrom(wide))).toMatchObject({ status: 400, names: ["geometry"] });
+    expect(refusal(() => areaFrom(wide)).message).toMatch(/split the area/);
     const huge = { type: "Polygon", coordinates: [Array.from({ length: 10_001 }, (_, i) => [i / 1e4, 0])] };
     expect(refusal(() => areaFrom(huge)).status).toBe(413);
   });

@@ -150,6 +150,35 @@ describe("LAANC on submit (CONTRACT §7)", () => {
     expect((await briefingOf(plan.id)).json.data.authorizations).toEqual([]);
   });
 
+  it("refuses plans too wide for airspace queries", async () => {
+    const res = await call("/flight/v2/plan", {
+      method: "POST",
+      apiKey: account.apiKey,
+      token: pilot.token,
+      body: {
+        takeoff_latitude: 39.479,
+        takeoff_longitude: -118.787,
+        start_time: "now",
+        end_time: "now",
+        max_altitude_agl: 50,
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            [
+              [-120, 39],
+              [-118, 39],
+              [-118, 39.5],
+              [-120, 39.5],
+              [-120, 39],
+            ],
+          ],
+        },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors.map((e: any) => e.name)).toEqual(["geometry"]);
+  });
+
   it("refuses plans naming unknown rulesets", async () => {
     const res = await call("/flight/v2/plan", {
       method: "POST",

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import { unknownRulesetsError } from "../domain/airspace/inputs";
+import { areaSizeError, unknownRulesetsError } from "../domain/airspace/inputs";
 import { bboxOf, flightArea, geometryError, geometryProblem } from "../domain/flightArea";
 import { planView } from "../domain/flightViews";
 import type { Geometry, LineString, Point, Polygon } from "../domain/geojson";
@@ -115,6 +115,8 @@ async function validatedPlan(c: Context<AppEnv>, input: PlanInput, pilotId: stri
     throw badRequest("aircraft_id", "not one of the pilot's aircraft");
   }
   const area = flightArea(geometry, buffer);
+  const tooWide = areaSizeError(area);
+  if (tooWide) throw tooWide;
   return {
     takeoffLatitude: input.takeoff_latitude,
     takeoffLongitude: input.takeoff_longitude,

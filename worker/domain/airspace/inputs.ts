@@ -1,10 +1,24 @@
 import { badRequest } from "../../lib/errors";
 import { parseTime } from "../../lib/time";
-import { geometryError, geometryProblem } from "../flightArea";
+import { bboxOf, geometryError, geometryProblem } from "../flightArea";
 import type { Polygon } from "../geojson";
 import { AIRSPACE_TYPES } from "./types";
 
 /** Request inputs of the rules, advisory and status queries, checked the same way everywhere. */
+
+/** Airspace queries read every record under an area's box: at most a degree across. */
+export const MAX_AREA_SPAN_DEG = 1;
+
+/** The 400 for an area too wide to answer in one query; null when it fits. */
+export function areaSizeError(area: Polygon) {
+  const box = bboxOf(area);
+  if (box.maxLat - box.minLat <= MAX_AREA_SPAN_DEG && box.maxLng - box.minLng <= MAX_AREA_SPAN_DEG)
+    return null;
+  return badRequest(
+    "geometry",
+    `spans more than ${MAX_AREA_SPAN_DEG}° of latitude or longitude; split the area`,
+  );
+}
 
 /** The flight area of a query: a valid GeoJSON Polygon (400 naming `geometry`, 413 when huge). */
 export function areaFrom(input: unknown): Polygon {
@@ -24,6 +38,8 @@ export function areaFrom(input: unknown): Polygon {
   if (wrapped?.type !== "Polygon") throw badRequest("geometry", "must be a GeoJSON Polygon");
   const problem = geometryProblem(input, undefined);
   if (problem) throw geometryError(problem);
+  const tooWide = areaSizeError(input as Polygon);
+  if (tooWide) throw tooWide;
   return input as Polygon;
 }
 
