@@ -11,8 +11,8 @@ export interface JurisdictionRecord extends Jurisdiction {
 }
 
 /** Ids are stable across loads, so rulesets can name them: ISO numeric, then the source's codes. */
-export const USA_ID = 840;
-export const UK_ID = 826;
+const USA_ID = 840;
+const UK_ID = 826;
 const stateId = (fips: string) => 840_000 + Number(fips);
 const countyId = (fips: string) => 84_000_000 + Number(fips);
 const UK_NATIONS = ["England", "Scotland", "Wales", "Northern Ireland"];

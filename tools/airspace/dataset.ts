@@ -85,7 +85,7 @@ export function insertStatements(head: string, rows: unknown[][]): Statement[] {
 }
 
 /** Runs statements in round trips of at most ~1 MB of SQL, reporting progress as `label n/total`. */
-export async function executeInGroups(target: Target, statements: Statement[], log: Log, label: string) {
+async function executeInGroups(target: Target, statements: Statement[], log: Log, label: string) {
   let lastReport = Date.now();
   let group: Statement[] = [];
   let size = 0;
@@ -299,7 +299,7 @@ async function loadFacilityMaps(target: Target, dataset: Dataset, log: Log) {
   );
 }
 
-export function deleteDatasetStatements(name: string): Statement[] {
+function deleteDatasetStatements(name: string): Statement[] {
   return [
     {
       sql: "DELETE FROM airspace_feature_cells WHERE feature_id IN (SELECT id FROM airspace_features WHERE dataset = ?)",

@@ -47,7 +47,7 @@ async function main() {
 }
 
 /** A GeoPackage geometry blob: the `GP` header with its optional envelope, then ISO WKB. */
-export function gpkgGeometry(blob: Uint8Array): MultiPolygon {
+function gpkgGeometry(blob: Uint8Array): MultiPolygon {
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   if (blob[0] !== 0x47 || blob[1] !== 0x50) throw new Error("not a GeoPackage geometry");
   const flags = blob[3]!;

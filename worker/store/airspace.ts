@@ -162,17 +162,6 @@ function toCells(rows: CellRow[]): FacilityCell[] {
   });
 }
 
-/** Features and facility-map cells around a box, read in one round trip. */
-export async function airspaceAround(
-  db: Db,
-  box: BBox,
-  filter: FeatureFilter & { withCells: boolean },
-): Promise<{ features: AirspaceFeature[]; cells: FacilityCell[] }> {
-  if (!filter.withCells) return { features: await featuresQuery(db, box, filter), cells: [] };
-  const [features, cells] = await db.batch([featuresQuery(db, box, filter), cellsQuery(db, box)]);
-  return { features, cells: toCells(cells) };
-}
-
 /** Jurisdictions whose boxes meet `box`, as an id subquery. */
 function jurisdictionIdsMeeting(db: Db, box: BBox) {
   return db
@@ -281,7 +270,7 @@ function toRulesets(rows: Awaited<ReturnType<typeof rulesetsQuery>>): Ruleset[] 
 }
 
 /** Rulesets with their rules and jurisdiction; by id, or of the given jurisdictions. */
-export async function loadRulesets(
+async function loadRulesets(
   db: Db,
   where: { ids: string[] } | { jurisdictionIds: number[] },
 ): Promise<Ruleset[]> {
@@ -420,18 +409,15 @@ export async function authorizationsForPlan(
       ? await loadRulesets(db, { ids: plan.rulesets })
       : defaultSelection(await rulesetsFor(db, plan.area));
   if (!chosen.some((r) => r.airspace_types.includes(LAANC_TYPE))) return [];
-  const { features, cells } = await airspaceAround(db, bboxOf(plan.area), {
-    types: [CONTROLLED_AIRSPACE],
-    start: plan.startTime,
-    end: plan.endTime,
-    withCells: true,
-  });
+  const box = bboxOf(plan.area);
+  const window = { types: [CONTROLLED_AIRSPACE], start: plan.startTime, end: plan.endTime };
+  const [features, cells] = await db.batch([featuresQuery(db, box, window), cellsQuery(db, box)]);
   return decideLaanc({
     maxAltitudeAgl: plan.maxAltitudeAgl,
     startTime: plan.startTime,
     now,
     rulesets: chosen,
-    ...laancOverArea(plan.area, features, cells),
+    ...laancOverArea(plan.area, features, toCells(cells)),
   });
 }
 

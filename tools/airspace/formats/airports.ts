@@ -19,8 +19,8 @@ export interface AirportInput {
  * How near a flight area must come to an airport or heliport to be told about it: the 5 statute
  * miles of the old notice rule for airports, one mile for heliports.
  */
-export const AIRPORT_NOTICE_RADIUS_M = 8_047;
-export const HELIPORT_NOTICE_RADIUS_M = 1_609;
+const AIRPORT_NOTICE_RADIUS_M = 8_047;
+const HELIPORT_NOTICE_RADIUS_M = 1_609;
 
 const AIRPORT_TYPES = new Set([
   "large_airport",

@@ -2,7 +2,7 @@ import type { AirspaceRecord } from "../dataset";
 import { cleanGeometry, count, featuresOf, type Parsed, sourceTime } from "./source";
 
 /** The airspace types of spec 2.4 that plain GeoJSON can supply. */
-export const GEOJSON_TYPES = [
+const GEOJSON_TYPES = [
   "park",
   "school",
   "hospital",

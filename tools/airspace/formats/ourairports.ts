@@ -53,7 +53,7 @@ export function parseOurAirports(text: string): Parsed {
 }
 
 /** RFC 4180 CSV: quoted fields may hold commas, doubled quotes and line breaks. */
-export function parseCsv(text: string): string[][] {
+function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = "";

@@ -48,7 +48,7 @@ export interface FacilityCell extends GridCellKey {
 
 export const CONTROLLED_AIRSPACE = "controlled_airspace";
 /** The most LAANC can authorize, and the height drones may use at all: 400 ft. */
-export const MANUAL_AUTH_CEILING_M = 121.92;
+const MANUAL_AUTH_CEILING_M = 121.92;
 
 /** Drone airspace for records without vertical limits: the surface up to 400 ft. */
 const DEFAULT_EXTENTS = {
@@ -82,13 +82,13 @@ export interface AreaAdvisory extends Advisory {
 }
 
 /** Whether a feature affects a flight area, and how far it is (meters, 0 when they meet). */
-export function reachOf(feature: AirspaceFeature, area: Polygon): { meets: boolean; distance: number } {
+function reachOf(feature: AirspaceFeature, area: Polygon): { meets: boolean; distance: number } {
   const distance = distanceToArea(feature.geometry, area);
   return { meets: distance <= feature.radiusM, distance };
 }
 
 /** The facility-map cells that a geometry touches. */
-export function cellsTouching(geometry: Geometry, cells: FacilityCell[]): FacilityCell[] {
+function cellsTouching(geometry: Geometry, cells: FacilityCell[]): FacilityCell[] {
   return cells.filter((cell) =>
     booleanIntersects(cellPolygon(cell) as GeoJSON.Polygon, geometry as GeoJSON.Geometry),
   );
@@ -136,7 +136,7 @@ export function laancOverArea(
 }
 
 /** spec 2.5 LAANC properties of controlled airspace, from the cells under the area (lowest governs). */
-export function laancProperties(cells: FacilityCell[]): Record<string, unknown> {
+function laancProperties(cells: FacilityCell[]): Record<string, unknown> {
   if (cells.length === 0) return { laanc: false, authorization: false };
   const lowest = cells.reduce((a, b) => (b.ceilingFt < a.ceilingFt ? b : a));
   const laanc = cells.every((c) => c.map.laanc);

@@ -7,7 +7,7 @@ import { AIRSPACE_TYPES } from "./types";
 /** Request inputs of the rules, advisory and status queries, checked the same way everywhere. */
 
 /** Airspace queries read every record under an area's box: at most a degree across. */
-export const MAX_AREA_SPAN_DEG = 1;
+const MAX_AREA_SPAN_DEG = 1;
 
 /** The 400 for an area too wide to answer in one query; null when it fits. */
 export function areaSizeError(area: Polygon) {

@@ -30,9 +30,9 @@ export interface LaancRequest {
   uncoveredAirspace: string[];
 }
 
-export const LAANC_MAX_FT = 400;
+const LAANC_MAX_FT = 400;
 /** LAANC takes requests at most 90 days before the flight. */
-export const LAANC_LEAD_DAYS = 90;
+const LAANC_LEAD_DAYS = 90;
 
 /**
  * CONTRACT §7: per airport, the lowest facility-map ceiling over the whole flight area decides. At or

@@ -6,7 +6,7 @@ import type { BBox } from "../geojson";
  * few 1° cells and an airport point in one 0.01° cell. A search visits each level's cells over the
  * query box: a handful of index range scans whatever the size of the records.
  */
-export const LEVEL_SIZES_DEG = [0.01, 0.1, 1, 10, 100] as const;
+const LEVEL_SIZES_DEG = [0.01, 0.1, 1, 10, 100] as const;
 
 export interface GridCell {
   level: number;
