@@ -95,13 +95,15 @@ function startWorker() {
     cwd: ROOT,
     env: WRANGLER_ENV,
     stdio: ["ignore", "inherit", "inherit"],
+    // Its own process group, so stopping it also stops the workerd processes it starts.
+    detached: true,
   });
   watch(worker, "worker");
 }
 
 /** The telemetry relay beside the worker; it fetches session keys from the worker's internal API. */
 function startRelay(baseUrl: string, devVars: Record<string, string>) {
-  const relay = spawn(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "relay/main.ts")], {
+  const relay = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "relay/main.ts")], {
     cwd: ROOT,
     // The spool lives under STATE_DIR; the other RELAY_* settings pass through.
     env: {
@@ -113,6 +115,7 @@ function startRelay(baseUrl: string, devVars: Record<string, string>) {
       STATE_DIR,
     },
     stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
   });
   watch(relay, "relay");
 }
@@ -140,12 +143,26 @@ async function waitForHealth(baseUrl: string) {
   throw new Error(`the worker did not answer on ${baseUrl}/health within 120 s`);
 }
 
+/** Signals a child's whole process group (children are started detached, as group leaders). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
 let shuttingDown = false;
 function shutdown(code: number) {
   if (shuttingDown) return;
   shuttingDown = true;
-  for (const child of children) child.kill("SIGTERM");
-  setTimeout(() => process.exit(code), 3000).unref();
+  // SIGTERM lets the relay flush its queue to the spool; what still runs after the grace is killed.
+  for (const child of children) signalGroup(child, "SIGTERM");
+  setTimeout(() => {
+    for (const child of children) signalGroup(child, "SIGKILL");
+    process.exit(code);
+  }, 8000).unref();
   Promise.all(
     children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.on("exit", r)))),
   ).then(() => process.exit(code));
