@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  bboxOf,
   bufferCircle,
   flightArea,
   geometryProblem,
@@ -8,7 +7,7 @@ import {
   maxLinearExtent,
 } from "../../worker/domain/flightArea";
 import { flightState } from "../../worker/domain/flightState";
-import type { Polygon } from "../../worker/domain/geojson";
+import { bboxOf, type Polygon } from "../../worker/domain/geojson";
 
 const unitSquare: Polygon = {
   type: "Polygon",

@@ -8,8 +8,7 @@ import { cellAt, cellCenter } from "../../worker/domain/airspace/facilityGrid";
 import { distanceFromPoint } from "../../worker/domain/airspace/geometry";
 import { placeOf } from "../../worker/domain/airspace/jurisdictions";
 import { airspaceTypesOf } from "../../worker/domain/airspace/rules";
-import { bboxOf } from "../../worker/domain/flightArea";
-import type { Position } from "../../worker/domain/geojson";
+import { bboxOf, type Position } from "../../worker/domain/geojson";
 
 describe("jurisdictions from the real boundaries", () => {
   const jurisdictions = jurisdictionsFrom(readBoundarySources());

@@ -3,7 +3,7 @@ import turfCircle from "@turf/circle";
 import turfDistance from "@turf/distance";
 import kinks from "@turf/kinks";
 import { ApiError } from "../lib/errors";
-import type { BBox, Geometry, LineString, Point, Polygon, Position } from "./geojson";
+import { type LineString, type Point, type Polygon, type Position, positionsOf } from "./geojson";
 
 /** CONTRACT §1: a geometry of more positions than this is 413. */
 export const MAX_POSITIONS = 10_000;
@@ -89,30 +89,6 @@ export function flightArea(geometry: Polygon | LineString | Point, buffer: numbe
 /** A circle of `radius` meters around a point, as a closed 64-sided Polygon. */
 export function bufferCircle(center: Position, radius: number): Polygon {
   return turfCircle(center, radius, { units: "meters", steps: 64 }).geometry as Polygon;
-}
-
-export function bboxOf(geometry: Geometry): BBox {
-  const box = { minLat: 90, minLng: 180, maxLat: -90, maxLng: -180 };
-  for (const [lng, lat] of positionsOf(geometry)) {
-    if (lat < box.minLat) box.minLat = lat;
-    if (lat > box.maxLat) box.maxLat = lat;
-    if (lng < box.minLng) box.minLng = lng;
-    if (lng > box.maxLng) box.maxLng = lng;
-  }
-  return box;
-}
-
-export function positionsOf(geometry: Geometry): Position[] {
-  switch (geometry.type) {
-    case "Point":
-      return [geometry.coordinates];
-    case "LineString":
-      return geometry.coordinates;
-    case "Polygon":
-      return geometry.coordinates.flat();
-    case "MultiPolygon":
-      return geometry.coordinates.flat(2);
-  }
 }
 
 /** The longest straight distance across the area, in meters: the farthest pair of hull vertices. */

@@ -26,3 +26,29 @@ export interface BBox {
   maxLat: number;
   maxLng: number;
 }
+
+/** The smallest latitude/longitude box around a geometry. */
+export function bboxOf(geometry: Geometry): BBox {
+  const box = { minLat: 90, minLng: 180, maxLat: -90, maxLng: -180 };
+  for (const [lng, lat] of positionsOf(geometry)) {
+    if (lat < box.minLat) box.minLat = lat;
+    if (lat > box.maxLat) box.maxLat = lat;
+    if (lng < box.minLng) box.minLng = lng;
+    if (lng > box.maxLng) box.maxLng = lng;
+  }
+  return box;
+}
+
+/** Every position of a geometry, rings and parts flattened. */
+export function positionsOf(geometry: Geometry): Position[] {
+  switch (geometry.type) {
+    case "Point":
+      return [geometry.coordinates];
+    case "LineString":
+      return geometry.coordinates;
+    case "Polygon":
+      return geometry.coordinates.flat();
+    case "MultiPolygon":
+      return geometry.coordinates.flat(2);
+  }
+}

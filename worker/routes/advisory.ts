@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { adviseArea } from "../domain/airspace/advisories";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom, unknownRulesetsError } from "../domain/airspace/inputs";
-import { bboxOf } from "../domain/flightArea";
+import { bboxOf } from "../domain/geojson";
 import type { Db } from "../env";
 import { success } from "../lib/jsend";
 import { geometryInput, responses, security, timeInput } from "../lib/openapi";

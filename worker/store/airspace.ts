@@ -37,8 +37,15 @@ import {
   type Trigger,
 } from "../domain/airspace/rules";
 import { expandBox, searchRanges } from "../domain/airspace/spatialGrid";
-import { bboxOf } from "../domain/flightArea";
-import type { BBox, Geometry, MultiPolygon, Point, Polygon, Position } from "../domain/geojson";
+import {
+  type BBox,
+  bboxOf,
+  type Geometry,
+  type MultiPolygon,
+  type Point,
+  type Polygon,
+  type Position,
+} from "../domain/geojson";
 import type { Db } from "../env";
 
 /** Spatial and rule queries of the airspace area. */

@@ -3,7 +3,7 @@ import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import turfDistance from "@turf/distance";
 import pointToPolygonDistance from "@turf/point-to-polygon-distance";
 import type * as GeoJSON from "geojson";
-import type { Geometry, MultiPolygon, Polygon, Position } from "../geojson";
+import { type Geometry, type MultiPolygon, type Polygon, type Position, positionsOf } from "../geojson";
 
 /** Distances between advisories and flight areas, in meters, rounded to whole meters. */
 
@@ -30,7 +30,7 @@ export function distanceToArea(geometry: Geometry, area: Polygon): number {
   if (booleanIntersects(geometry as GeoJSON.Geometry, area as GeoJSON.Polygon)) return 0;
   let nearest = Number.POSITIVE_INFINITY;
   for (const vertex of area.coordinates[0]!) nearest = Math.min(nearest, distanceFromPoint(geometry, vertex));
-  for (const vertex of verticesOf(geometry)) nearest = Math.min(nearest, distanceFromPoint(area, vertex));
+  for (const vertex of positionsOf(geometry)) nearest = Math.min(nearest, distanceFromPoint(area, vertex));
   return nearest;
 }
 
@@ -63,19 +63,6 @@ function meanOf(ring: Position[]): Position {
     lat += y;
   }
   return [lng / open.length, lat / open.length];
-}
-
-function verticesOf(geometry: Geometry): Position[] {
-  switch (geometry.type) {
-    case "Point":
-      return [geometry.coordinates];
-    case "LineString":
-      return geometry.coordinates;
-    case "Polygon":
-      return geometry.coordinates.flat();
-    case "MultiPolygon":
-      return geometry.coordinates.flat(2);
-  }
 }
 
 function segments(line: Position[]): [Position, Position][] {

@@ -1,7 +1,7 @@
 import { badRequest } from "../../lib/errors";
 import { parseTime } from "../../lib/time";
-import { bboxOf, geometryError, geometryProblem } from "../flightArea";
-import type { Polygon } from "../geojson";
+import { geometryError, geometryProblem } from "../flightArea";
+import { bboxOf, type Polygon } from "../geojson";
 import { AIRSPACE_TYPES } from "./types";
 
 /** Request inputs of the rules, advisory and status queries, checked the same way everywhere. */
