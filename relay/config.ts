@@ -21,7 +21,7 @@ Options (each also read from the environment variable in brackets; flags win):
   --burst-per-ip <n>      bucket size per source address [RELAY_BURST_PER_IP] (2 x rate)
   --batch-size <n>        records per post to the worker, at most 2000 [RELAY_BATCH_SIZE] (1000)
   --batch-ms <n>          longest wait before a partial batch is posted [RELAY_BATCH_MS] (200)
-  --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (50000)
+  --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (20000)
   --max-in-flight <n>     concurrent posts to the worker [RELAY_MAX_IN_FLIGHT] (4)
   --key-ttl-ms <n>        how long a session key is trusted before it is looked up again [RELAY_KEY_TTL_MS] (30000)
   --unknown-ttl-ms <n>    how long "no open session" is trusted [RELAY_UNKNOWN_TTL_MS] (2000)
@@ -63,7 +63,7 @@ const NUMERIC = {
   "burst-per-ip": ["RELAY_BURST_PER_IP", undefined],
   "batch-size": ["RELAY_BATCH_SIZE", 1000],
   "batch-ms": ["RELAY_BATCH_MS", 200],
-  "max-queue": ["RELAY_MAX_QUEUE", 50_000],
+  "max-queue": ["RELAY_MAX_QUEUE", 20_000],
   "max-in-flight": ["RELAY_MAX_IN_FLIGHT", 4],
   "key-ttl-ms": ["RELAY_KEY_TTL_MS", 30_000],
   "unknown-ttl-ms": ["RELAY_UNKNOWN_TTL_MS", 2000],

@@ -34,6 +34,7 @@ export interface IntakeParts {
  */
 export class Intake {
   private readonly windows = new Map<string, ReplayWindow>();
+  private lastWindow: { sessionId: string; window: ReplayWindow } | undefined;
   private waitingForKey = 0;
 
   constructor(private readonly parts: IntakeParts) {}
@@ -151,6 +152,8 @@ export class Intake {
   }
 
   private window(sessionId: string): ReplayWindow {
+    // Floods come from one session at a time: the last window needs no map work.
+    if (this.lastWindow?.sessionId === sessionId) return this.lastWindow.window;
     let window = this.windows.get(sessionId);
     if (window) {
       // Most datagrams come from the few sessions flying now; re-inserting keeps them last to go.
@@ -160,6 +163,7 @@ export class Intake {
       if (this.windows.size >= MAX_WINDOWS) this.windows.delete(this.windows.keys().next().value!);
     }
     this.windows.set(sessionId, window);
+    this.lastWindow = { sessionId, window };
     return window;
   }
 }

@@ -83,6 +83,12 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
       "Source addresses with a partly used token bucket",
       () => limiter.size,
     ],
+    [
+      "process_resident_memory_bytes",
+      "Resident memory of the relay process",
+      () => process.memoryUsage.rss(),
+    ],
+    ["nodejs_heap_size_used_bytes", "V8 heap in use", () => process.memoryUsage().heapUsed],
   ];
   for (const [name, help, read] of gauges) metrics.registry.add(new Gauge(name, help, read));
 

@@ -41,6 +41,11 @@ export interface SessionRecords {
 
 const PACKAGE = "windsock.telemetry";
 
+// uint64 decodes to a number rather than a Long object per record; a value beyond 2^53 comes out
+// as an unsafe integer, which invalidField refuses, so nothing is silently rounded.
+protobuf.util.Long = null as unknown as typeof protobuf.util.Long;
+protobuf.configure();
+
 export function loadTelemetrySchema(protoText: string): TelemetrySchema {
   const root = protobuf.parse(protoText, { keepCase: true }).root;
   const ids = root.lookupEnum(`${PACKAGE}.MessageType`).values;
@@ -76,14 +81,7 @@ export function decodeMessage(kind: MessageKind, bytes: Uint8Array): TelemetryMe
   }
   // Absent proto3 fields read as their default, 0, from the message's prototype.
   const values = kind.fields.map((name) => decoded[name] as number);
-  return { type: kind.name, timestamp: uint64(decoded.timestamp), values };
-}
-
-/** A uint64 as a number; beyond 2^53 it is Infinity, so validation refuses it rather than rounding. */
-function uint64(value: unknown): number {
-  if (typeof value === "number") return value;
-  const { low, high } = value as { low: number; high: number };
-  return high >>> 0 >= 0x200000 ? Number.POSITIVE_INFINITY : (high >>> 0) * 2 ** 32 + (low >>> 0);
+  return { type: kind.name, timestamp: decoded.timestamp as number, values };
 }
 
 /** Bounds of the fields that have them (spec 2.8); every other field only has to be finite. */
