@@ -5,9 +5,10 @@ import { suite as deeplink } from "./deeplink";
 import { suite as elevation } from "./elevation";
 import { suite as flights } from "./flights";
 import { type BenchSuite, startService } from "./harness";
+import { suite as relay } from "./relay";
 
 /** Every suite of `npm run bench`; each ends with one JSON line `{"bench":<name>,"ratio":…}`. */
-const suites: BenchSuite[] = [api, flights, elevation, deeplink, airspace];
+const suites: BenchSuite[] = [api, flights, elevation, deeplink, airspace, relay];
 
 const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in
 BENCH_STATE_DIR, default .wrangler/bench-state). Ratios compare routes measured in this same run.
