@@ -129,6 +129,18 @@ describe("start-comm and end-comm", () => {
     expect((await comm(p, flightId, "end-comm")).status).toBe(200);
   });
 
+  it("ending the flight closes its session", async () => {
+    const p = await pilot();
+    const { flightId } = await flightInSession(p);
+    const ended = await call(`/flight/v2/${flightId}/end`, {
+      method: "POST",
+      apiKey: p.account.apiKey,
+      token: p.token,
+    });
+    expect(ended.status).toBe(200);
+    expect((await relaySession(flightId)).status).toBe(404);
+  });
+
   it("accepts flight ids with a raw or percent-encoded |", async () => {
     const p = await pilot();
     const flight = await flightAt(p.account, p.token);
