@@ -22,7 +22,6 @@ interface Batch {
   file?: SpoolFile;
   /** Records in the batch. */
   size: number;
-  firstReceivedAt: number;
 }
 
 /**
@@ -35,7 +34,6 @@ export class Forwarder {
   /** The batch being filled, by session. */
   private pending = new Map<string, SessionRecords>();
   private pendingSize = 0;
-  private pendingSince = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly waiting: Batch[] = [];
   private waitingRecords = 0;
@@ -77,10 +75,7 @@ export class Forwarder {
     else this.pending.set(sessionId, { flight_id: flightId, session_id: sessionId, records: [row] });
     this.pendingSize++;
     if (this.pendingSize >= this.options.batchSize) this.cut();
-    else if (this.pendingSize === 1) {
-      this.pendingSince = Date.now();
-      this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
-    }
+    else if (this.pendingSize === 1) this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
   }
 
   /**
@@ -113,11 +108,7 @@ export class Forwarder {
   private cut(): void {
     clearTimeout(this.timer);
     if (this.pendingSize === 0) return;
-    this.waiting.push({
-      sessions: [...this.pending.values()],
-      size: this.pendingSize,
-      firstReceivedAt: this.pendingSince,
-    });
+    this.waiting.push({ sessions: [...this.pending.values()], size: this.pendingSize });
     this.waitingRecords += this.pendingSize;
     this.pending = new Map();
     this.pendingSize = 0;
@@ -168,7 +159,7 @@ export class Forwarder {
     const fromSpool = () => {
       if (this.closing || this.consecutiveFailures > 0) return undefined;
       const file = this.spool.claim();
-      return file && { file, size: file.records, firstReceivedAt: Date.now() };
+      return file && { file, size: file.records };
     };
     const fromMemory = () => {
       const batch = this.waiting.shift();
@@ -186,7 +177,7 @@ export class Forwarder {
       if (!sessions) return;
       const result = await this.post(sessions);
       this.settle(batch);
-      this.succeeded(batch, sessions, result);
+      this.succeeded(sessions, result);
       if (batch.file) await this.spool.remove(batch.file);
     } catch (err) {
       this.settle(batch);
@@ -213,12 +204,15 @@ export class Forwarder {
     }
   }
 
-  private succeeded(batch: Batch, sessions: SessionRecords[], result: IngestResult): void {
+  private succeeded(sessions: SessionRecords[], result: IngestResult): void {
     if (this.consecutiveFailures > 0)
       this.log.info("worker reachable again", { after_failures: this.consecutiveFailures });
     this.consecutiveFailures = 0;
     this.metrics.recordsForwarded.inc(undefined, result.stored + result.duplicates);
-    this.metrics.batchLatency.observe((Date.now() - batch.firstReceivedAt) / 1000);
+    // The batch's first row is its oldest record; rows carry their received_at (item 4).
+    const firstReceivedAt = sessions[0]?.records[0]?.[4];
+    if (firstReceivedAt !== undefined)
+      this.metrics.batchLatency.observe((Date.now() - firstReceivedAt) / 1000);
     if (result.refused.length === 0) return;
     const refusedSessions = new Set(result.refused.map((r) => r.session_id));
     for (const r of result.refused) this.metrics.recordsDropped.inc({ reason: r.reason }, r.records);
@@ -229,7 +223,7 @@ export class Forwarder {
 
   private failed(batch: Batch, err: unknown): void {
     if (err instanceof WorkerError && !err.retryable) {
-      // The worker will never take this batch: keep it for an operator rather than retry forever.
+      // The worker will never take this batch: drop it (counted, logged), a spooled one set aside.
       this.log.error("worker refused a batch", { error: err.message, records: batch.size });
       this.metrics.recordsDropped.inc({ reason: "refused_by_worker" }, batch.size);
       if (batch.file) void this.spool.quarantine(batch.file);
