@@ -1,48 +1,14 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../tools/lib/config";
+import { migratedState } from "./operatorState";
 
-const exec = promisify(execFile);
-let stateDir: string;
-
-/** Runs an operator command against this test's own local state; never throws, returns its outcome. */
-async function run(script: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ["--import", "tsx", script, ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        STATE_DIR: stateDir,
-        CLOUDFLARE_CF_FETCH_ENABLED: "false",
-        WRANGLER_SEND_METRICS: "false",
-      },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+let state: Awaited<ReturnType<typeof migratedState>>;
+const run = (script: string, ...args: string[]) => state.run(script, ...args);
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(path.join(os.tmpdir(), "windsock-callbacks-"));
-  await exec(
-    path.join(ROOT, "node_modules/.bin/wrangler"),
-    ["d1", "migrations", "apply", "windsock", "--local", `--persist-to=${stateDir}`],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-    },
-  );
+  state = await migratedState("callbacks");
 });
 
-afterAll(async () => {
-  await rm(stateDir, { recursive: true, force: true });
-});
+afterAll(() => state.remove());
 
 describe("npm run callbacks", () => {
   it("adds normalized prefixes for an account and lists them; refuses what the API refuses", async () => {

@@ -8,33 +8,36 @@ import { success } from "../lib/jsend";
 import { geometryInput, responses, security, timeInput } from "../lib/openapi";
 import { advisoryInputs } from "../store/airspace";
 
-const Advisory = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    last_updated: z.string().nullable(),
-    latitude: z.number(),
-    longitude: z.number(),
-    distance: z.number(),
-    type: z.string(),
-    city: z.string().nullable(),
-    state: z.string().nullable(),
-    country: z.string(),
-    rule_id: z.number().int(),
-    ruleset_id: z.string(),
-    properties: z.record(z.string(), z.unknown()),
-    color: z.enum(["green", "yellow", "orange", "red"]),
-    requirements: z.object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) }),
-    extents: z
-      .object({
-        floor_m: z.number(),
-        ceiling_m: z.number(),
-        floor_code: z.string(),
-        ceiling_code: z.string(),
-      })
-      .optional(),
-  })
-  .openapi("Advisory");
+/** An advisory as every airspace query lists it (spec 2.5). */
+export const AdvisoryFields = z.object({
+  id: z.string(),
+  name: z.string(),
+  last_updated: z.string().nullable(),
+  latitude: z.number(),
+  longitude: z.number(),
+  distance: z.number(),
+  type: z.string(),
+  city: z.string().nullable(),
+  state: z.string().nullable(),
+  country: z.string(),
+  properties: z.record(z.string(), z.unknown()),
+  color: z.enum(["green", "yellow", "orange", "red"]),
+});
+
+/** The Advisory API adds the rule it comes from, the notice requirements and (v2) the extents. */
+const Advisory = AdvisoryFields.extend({
+  rule_id: z.number().int(),
+  ruleset_id: z.string(),
+  requirements: z.object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) }),
+  extents: z
+    .object({
+      floor_m: z.number(),
+      ceiling_m: z.number(),
+      floor_code: z.string(),
+      ceiling_code: z.string(),
+    })
+    .optional(),
+}).openapi("Advisory");
 const AdvisoryResponse = z.object({
   color: z.enum(["green", "yellow", "orange", "red"]),
   advisories: z.array(Advisory),

@@ -6,27 +6,13 @@ import { AIRSPACE_TYPES } from "../domain/airspace/types";
 import { success } from "../lib/jsend";
 import { responses, security, timeInput } from "../lib/openapi";
 import { statusInputs } from "../store/airspace";
+import { AdvisoryFields } from "./advisory";
 
 /** CONTRACT §7: the buffer is meters, 0 to 20 km. */
 const MAX_BUFFER_M = 20_000;
 const DEFAULT_BUFFER_M = 1_000;
 
-const StatusAdvisory = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    last_updated: z.string().nullable(),
-    latitude: z.number(),
-    longitude: z.number(),
-    distance: z.number(),
-    type: z.string(),
-    city: z.string().nullable(),
-    state: z.string().nullable(),
-    country: z.string(),
-    properties: z.record(z.string(), z.unknown()),
-    color: z.enum(["green", "yellow", "orange", "red"]),
-  })
-  .openapi("StatusAdvisory");
+const StatusAdvisory = AdvisoryFields.openapi("StatusAdvisory");
 
 const status = createRoute({
   method: "get",
