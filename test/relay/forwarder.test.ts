@@ -1,7 +1,7 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { Forwarder, type ForwarderOptions } from "../../relay/forwarder";
 import { createLog } from "../../relay/log";
 import { relayMetrics } from "../../relay/metrics";
@@ -69,7 +69,14 @@ function forwarder(
   return { forwarder: f, metrics, spool, logs, refused };
 }
 
-const tempDir = () => mkdtempSync(path.join(os.tmpdir(), "relay-spool-"));
+const spoolDirs: string[] = [];
+const tempDir = () => {
+  spoolDirs.push(mkdtempSync(path.join(os.tmpdir(), "relay-spool-")));
+  return spoolDirs.at(-1)!;
+};
+afterAll(() => {
+  for (const dir of spoolDirs) rmSync(dir, { recursive: true, force: true });
+});
 const until = async (condition: () => boolean, ms = 5000) => {
   const deadline = Date.now() + ms;
   while (!condition()) {
