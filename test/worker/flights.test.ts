@@ -260,6 +260,21 @@ describe("flight lifecycle", () => {
     expect(await env.DB.prepare(open).bind(flight.id).first("n")).toBe(0);
   });
 
+  it("erases telemetry recorded before take-off when the flight is deleted", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "early");
+    const planned = await flightAt(account, token, { start_time: iso(Date.now() + hour) });
+    await call(`/flight/v2/${planned.id}/start-comm`, { method: "POST", apiKey: account.apiKey, token });
+    const telemetry = env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(planned.id));
+    const record = { sessionId: "s", serial: 1, index: 0, type: "barometer", timestamp: 1, receivedAt: 2 };
+    await telemetry.ingest([{ ...record, fields: { pressure: 1013 } }]);
+    expect((await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records).toHaveLength(1);
+    await call(`/flight/v2/${planned.id}/delete`, { method: "POST", apiKey: account.apiKey, token });
+    expect((await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records).toHaveLength(0);
+    const open = "SELECT count(*) AS n FROM telemetry_sessions WHERE flight_id = ? AND closed_at IS NULL";
+    expect(await env.DB.prepare(open).bind(planned.id).first("n")).toBe(0);
+  });
+
   it("deletes only before the start, then the flight is gone everywhere", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "deleter");

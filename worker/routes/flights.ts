@@ -29,6 +29,7 @@ import {
   ownsAircraft,
 } from "../store/flights";
 import { closeSessions } from "../store/telemetrySessions";
+import { telemetryOf } from "../telemetry/flightTelemetry";
 
 const FOUR_HOURS_MS = 4 * 60 * 60 * 1000;
 /** A geometry-filtered list tests at most this many bbox candidates exactly. */
@@ -293,5 +294,8 @@ export const flightRoutes = createRouter()
     if (flightState(flight, now) !== "planned" || !(await deletePlannedFlight(c.var.db, flight.id, now))) {
       throw conflict("A flight can be deleted only before it starts");
     }
+    // A pilot may open a telemetry session before take-off: none of it outlives the flight.
+    await closeSessions(c.var.db, flight.id, now);
+    await telemetryOf(c.env, flight.id).erase();
     return success(c, { id: flight.id });
   });

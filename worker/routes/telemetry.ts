@@ -2,7 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { flightState } from "../domain/flightState";
 import { invalidField, namedFields } from "../domain/telemetryMessages";
-import type { Bindings } from "../env";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
 import { base64url, fromBase64url } from "../lib/hash";
 import { newId } from "../lib/ids";
@@ -13,7 +12,7 @@ import { requireRelayCredential } from "../middleware/relayCredential";
 import { requireToken } from "../middleware/token";
 import { findFlight } from "../store/flights";
 import { closeSessions, findOpenSession, findSessions, openSession } from "../store/telemetrySessions";
-import type { TelemetryQuery, TelemetryRecord } from "../telemetry/flightTelemetry";
+import { type TelemetryQuery, type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { telemetrySchema } from "../telemetry/messages";
 import { newSessionKey, sealKey, toBase64, unsealKey } from "../telemetry/sessionKeys";
 import { ownFlight } from "./flights";
@@ -195,7 +194,7 @@ export const telemetryRoutes = createRouter()
       limit: q.limit ?? DEFAULT_PAGE,
       after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
     };
-    const page = await flightTelemetry(c.env, flight.id).read(query);
+    const page = await telemetryOf(c.env, flight.id).read(query);
     const last = page.records.at(-1);
     return success(c, {
       results: page.records.map(({ type, timestamp, serial, receivedAt, fields }) => ({
@@ -242,7 +241,7 @@ export const telemetryRoutes = createRouter()
     const results = await Promise.all(
       [...byFlight]
         .filter(([, list]) => list.length > 0)
-        .map(([flightId, list]) => flightTelemetry(c.env, flightId).ingest(list)),
+        .map(([flightId, list]) => telemetryOf(c.env, flightId).ingest(list)),
     );
     return success(c, {
       stored: results.reduce((sum, r) => sum + r.stored, 0),
@@ -250,10 +249,6 @@ export const telemetryRoutes = createRouter()
       refused,
     });
   });
-
-function flightTelemetry(env: Bindings, flightId: string) {
-  return env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(flightId));
-}
 
 function parseTypes(text: string): string[] {
   const types = [...new Set(text.split(",").map((t) => t.trim()))];

@@ -109,6 +109,12 @@ export class FlightTelemetry extends DurableObject {
     return { records, more };
   }
 
+  /** Forgets the flight's telemetry: a deleted flight leaves nothing behind. */
+  async erase(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.tableReady = false;
+  }
+
   private ensureTable(): void {
     if (this.tableReady) return;
     this.ctx.storage.sql.exec(CREATE_TABLE);
@@ -122,4 +128,12 @@ export class FlightTelemetry extends DurableObject {
       this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
     return this.tableReady;
   }
+}
+
+/** The Durable Object that keeps one flight's telemetry. */
+export function telemetryOf(
+  env: { FLIGHT_TELEMETRY: DurableObjectNamespace<FlightTelemetry> },
+  flightId: string,
+) {
+  return env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(flightId));
 }
