@@ -10,6 +10,7 @@ import {
 import { boxesMeet, expandBox, indexCells, searchRanges } from "../../worker/domain/airspace/spatialGrid";
 import type { Polygon } from "../../worker/domain/geojson";
 import { ApiError } from "../../worker/lib/errors";
+import { bowTie } from "../geometries";
 
 const square: Polygon = {
   type: "Polygon",
@@ -59,18 +60,7 @@ describe("query inputs", () => {
       ],
     };
     expect(refusal(() => areaFrom(open)).message).toMatch(/closed/);
-    const bowtie = {
-      type: "Polygon",
-      coordinates: [
-        [
-          [0, 0],
-          [1, 1],
-          [1, 0],
-          [0, 1],
-          [0, 0],
-        ],
-      ],
-    };
+    const bowtie = bowTie;
     expect(refusal(() => areaFrom(bowtie)).message).toMatch(/intersect/);
     const wide = {
       type: "Polygon",

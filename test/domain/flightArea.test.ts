@@ -8,6 +8,7 @@ import {
 } from "../../worker/domain/flightArea";
 import { flightState } from "../../worker/domain/flightState";
 import { bboxOf, type Polygon } from "../../worker/domain/geojson";
+import { bowTie } from "../geometries";
 
 const unitSquare: Polygon = {
   type: "Polygon",
@@ -70,21 +71,7 @@ describe("geometryProblem", () => {
         ],
       },
     ],
-    [
-      "bow tie",
-      {
-        type: "Polygon",
-        coordinates: [
-          [
-            [0, 0],
-            [1, 1],
-            [1, 0],
-            [0, 1],
-            [0, 0],
-          ],
-        ],
-      },
-    ],
+    ["bow tie", bowTie],
     [
       "latitude out of range",
       {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { bowTie } from "../geometries";
 import {
   FALLON_CELL_AREA,
   FALLON_TWO_CELLS_AREA,
@@ -180,18 +181,7 @@ describe("POST /advisory/v2/airspace", () => {
       [{ rulesets: "usa_part_107" }, "geometry"],
       [
         {
-          geometry: {
-            type: "Polygon",
-            coordinates: [
-              [
-                [0, 0],
-                [1, 1],
-                [1, 0],
-                [0, 1],
-                [0, 0],
-              ],
-            ],
-          },
+          geometry: bowTie,
           rulesets: "usa_part_107",
         },
         "geometry",

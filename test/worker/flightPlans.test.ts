@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { bowTie } from "../geometries";
 import { createPlan, hour, iso, planBody, square } from "./flightFixtures";
 import { call, createAccount, tokenFor } from "./helpers";
 
@@ -174,18 +175,7 @@ describe("flight plans: errors", () => {
       ],
       [
         {
-          geometry: {
-            type: "Polygon",
-            coordinates: [
-              [
-                [0, 0],
-                [1, 1],
-                [1, 0],
-                [0, 1],
-                [0, 0],
-              ],
-            ],
-          },
+          geometry: bowTie,
         },
         "geometry",
       ],

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { bowTie } from "../geometries";
 import { FALLON_CELL_AREA, LONDON_AREA, loadAirspaceFixtures, PARIS_AREA } from "./airspaceFixtures";
 import { call, createAccount, type TestAccount } from "./helpers";
 
@@ -95,18 +96,7 @@ describe("POST /rules/v1/", () => {
         },
       },
       {
-        geometry: {
-          type: "Polygon",
-          coordinates: [
-            [
-              [0, 0],
-              [1, 1],
-              [1, 0],
-              [0, 1],
-              [0, 0],
-            ],
-          ],
-        },
+        geometry: bowTie,
       },
       {
         geometry: {
