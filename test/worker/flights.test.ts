@@ -268,9 +268,13 @@ describe("flight lifecycle", () => {
     const telemetry = env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(planned.id));
     const record = { sessionId: "s", serial: 1, index: 0, type: "barometer", timestamp: 1, receivedAt: 2 };
     await telemetry.ingest([{ ...record, fields: { pressure: 1013 } }]);
-    expect((await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records).toHaveLength(1);
+    expect(
+      (await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records,
+    ).toHaveLength(1);
     await call(`/flight/v2/${planned.id}/delete`, { method: "POST", apiKey: account.apiKey, token });
-    expect((await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records).toHaveLength(0);
+    expect(
+      (await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records,
+    ).toHaveLength(0);
     const open = "SELECT count(*) AS n FROM telemetry_sessions WHERE flight_id = ? AND closed_at IS NULL";
     expect(await env.DB.prepare(open).bind(planned.id).first("n")).toBe(0);
   });
