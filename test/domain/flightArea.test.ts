@@ -122,6 +122,15 @@ describe("flight area", () => {
     expect(box.minLat).toBeCloseTo(-0.008993, 4);
   });
 
+  it("draws circles of 32 sides, as the original platform's flights, to 7 decimal places", () => {
+    const ring = bufferCircle([-118.4853, 34.0151], 150.5).coordinates[0]!;
+    expect(ring).toHaveLength(33);
+    for (const [lng, lat] of ring) {
+      expect(Math.round(lng * 1e7) / 1e7).toBe(lng);
+      expect(Math.round(lat * 1e7) / 1e7).toBe(lat);
+    }
+  });
+
   it("buffers a line into a polygon covering it", () => {
     const area = flightArea(
       {

@@ -83,12 +83,23 @@ export function flightArea(geometry: Polygon | LineString | Point, buffer: numbe
   if (geometry.type === "Point") return bufferCircle(geometry.coordinates, buffer);
   const buffered = turfBuffer(geometry, buffer, { units: "meters", steps: 16 });
   if (buffered?.geometry.type !== "Polygon") throw new Error("buffering a LineString gave no polygon");
-  return buffered.geometry as Polygon;
+  return roundedPolygon(buffered.geometry as Polygon);
 }
 
-/** A circle of `radius` meters around a point, as a closed 64-sided Polygon. */
+/** A circle of `radius` meters around a point: a closed 32-sided Polygon, as the original platform drew it. */
 export function bufferCircle(center: Position, radius: number): Polygon {
-  return turfCircle(center, radius, { units: "meters", steps: 64 }).geometry as Polygon;
+  return roundedPolygon(turfCircle(center, radius, { units: "meters", steps: 32 }).geometry as Polygon);
+}
+
+/** Computed areas keep 7 decimal places (about 1 cm): more is noise that every flight list would carry. */
+function roundedPolygon(polygon: Polygon): Polygon {
+  const round = (v: number) => Math.round(v * 1e7) / 1e7;
+  return {
+    type: "Polygon",
+    coordinates: polygon.coordinates.map((ring) =>
+      ring.map(([lng, lat]) => [round(lng), round(lat)] as Position),
+    ),
+  };
 }
 
 /** The longest straight distance across the area, in meters: the farthest pair of hull vertices. */
