@@ -19,6 +19,9 @@ export const pilots = sqliteTable(
     appMetadata: text("app_metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     phoneVerified: integer("phone_verified", { mode: "boolean" }).notNull(),
     emailVerified: integer("email_verified", { mode: "boolean" }).notNull(),
+    /** How many flights the pilot has: kept with every flight insert and delete, so the pilot's own
+     * flight list answers its total without counting thousands of rows. */
+    flightCount: integer("flight_count").notNull().default(0),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("pilots_account_user").on(t.accountId, t.userId)],

@@ -47,6 +47,7 @@ describe("profiles", () => {
     appMetadata: {},
     phoneVerified: true,
     emailVerified: false,
+    flightCount: 0,
     createdAt: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
   };
   const statistics = { flight: { total: 2, last_flight_time: Date.UTC(2026, 5, 1) }, aircraft: { total: 1 } };

@@ -298,6 +298,7 @@ describe("flight lifecycle", () => {
     ).toBe(404);
     const list = await call("/flight/v2/", { apiKey: account.apiKey, token });
     expect(list.json.data.results).toHaveLength(0);
+    expect(list.json.data.paging.total).toBe(0);
     const started = await flightAt(account, token, { start_time: iso(now - hour) });
     expect(
       (await call(`/flight/v2/${started.id}/delete`, { method: "POST", apiKey: account.apiKey, token }))

@@ -291,7 +291,7 @@ export const flightRoutes = createRouter()
   .openapi(remove, async (c) => {
     const flight = await ownFlight(c, c.req.valid("param").flight_id);
     const now = Date.now();
-    if (flightState(flight, now) !== "planned" || !(await deletePlannedFlight(c.var.db, flight.id, now))) {
+    if (flightState(flight, now) !== "planned" || !(await deletePlannedFlight(c.var.db, flight, now))) {
       throw conflict("A flight can be deleted only before it starts");
     }
     // A pilot may open a telemetry session before take-off: none of it outlives the flight.

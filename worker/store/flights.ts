@@ -80,12 +80,26 @@ export async function submitPlan(db: Db, planId: string, flight: NewFlight): Pro
           .where(and(eq(flightPlans.id, planId), eq(flightPlans.flightId, flight.id))),
       )
       .returning(),
+    countFlightIfPresent(db, flight.pilotId, flight.id, 1),
   ]);
   return inserted[0] ?? null;
 }
 
+/** Moves the pilot's flight count by `delta` when the flight now exists (+1) or no longer does (−1). */
+function countFlightIfPresent(db: Db, pilotId: string, flightId: string, delta: 1 | -1) {
+  const present = sql`EXISTS (SELECT 1 FROM flights WHERE id = ${flightId})`;
+  return db
+    .update(pilots)
+    .set({ flightCount: sql`${pilots.flightCount} + ${delta}` })
+    .where(and(eq(pilots.id, pilotId), delta === 1 ? present : sql`NOT ${present}`));
+}
+
 export async function insertFlight(db: Db, flight: NewFlight): Promise<FlightRow> {
-  return db.insert(flights).values(flight).returning().get();
+  const [inserted] = await db.batch([
+    db.insert(flights).values(flight).returning(),
+    countFlightIfPresent(db, flight.pilotId, flight.id, 1),
+  ]);
+  return inserted[0]!;
 }
 
 export async function findFlight(db: Db, accountId: string, flightId: string): Promise<FlightRow | null> {
@@ -109,11 +123,14 @@ export async function endFlight(db: Db, flightId: string, now: number): Promise<
 }
 
 /** Deletes a flight that has not started; false when it started meanwhile. */
-export async function deletePlannedFlight(db: Db, flightId: string, now: number): Promise<boolean> {
-  const deleted = await db
-    .delete(flights)
-    .where(and(eq(flights.id, flightId), sql`${flights.startTime} > ${now}`))
-    .returning({ id: flights.id });
+export async function deletePlannedFlight(db: Db, flight: FlightRow, now: number): Promise<boolean> {
+  const [deleted] = await db.batch([
+    db
+      .delete(flights)
+      .where(and(eq(flights.id, flight.id), sql`${flights.startTime} > ${now}`))
+      .returning({ id: flights.id }),
+    countFlightIfPresent(db, flight.pilotId, flight.id, -1),
+  ]);
   return deleted.length > 0;
 }
 
@@ -183,8 +200,11 @@ export async function listFlights(
 ): Promise<{ rows: FlightRow[]; total: number }> {
   const conditions = and(...filterConditions(filter));
   const pageConditions = cursor ? and(conditions, afterCursor(cursor)) : conditions;
+  const total = isWholeHistory(filter)
+    ? sql<number>`(SELECT flight_count FROM pilots WHERE id = ${filter.pilotId})`
+    : sql<number>`(SELECT count(*) FROM flights WHERE ${conditions})`;
   const page = await db
-    .select({ flight: flights, total: sql<number>`(SELECT count(*) FROM flights WHERE ${conditions})` })
+    .select({ flight: flights, total })
     .from(flights)
     .where(pageConditions)
     .orderBy(desc(flights.startTime), desc(flights.id))
@@ -193,6 +213,12 @@ export async function listFlights(
   // Past the last page the subquery had no row to ride on.
   const [count] = await db.select({ total: sql<number>`count(*)` }).from(flights).where(conditions);
   return { rows: [], total: Number(count?.total ?? 0) };
+}
+
+/** A pilot's own list without filters: its total is the pilot's flight count. */
+function isWholeHistory(filter: FlightFilter): boolean {
+  const { accountId: _, pilotId, onlyPublic, ...narrowing } = filter;
+  return pilotId !== undefined && !onlyPublic && Object.values(narrowing).every((v) => v === undefined);
 }
 
 /** Every flight matching the filter (bounded), for filters finished in code such as exact geometry. */
