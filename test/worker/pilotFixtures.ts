@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
-import { flights } from "../../schema";
+import * as schema from "../../schema";
+import { insertFlight as storeFlight } from "../../worker/store/flights";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 export interface TestPilot {
@@ -44,7 +45,7 @@ export async function latestCode(pilot: TestPilot, channel: "phone" | "email"): 
   return message.token;
 }
 
-/** A flight row written directly, as the flight routes would; statistics read these. */
+/** A flight stored as the flight routes store it (with the pilot's flight count); statistics read these. */
 export async function insertFlight(pilot: TestPilot, startTime: number, durationMs = 3_600_000) {
   const square = [
     [-84.2, 36.5],
@@ -53,26 +54,24 @@ export async function insertFlight(pilot: TestPilot, startTime: number, duration
     [-84.2, 36.51],
     [-84.2, 36.5],
   ] as [number, number][];
-  await drizzle(env.DB)
-    .insert(flights)
-    .values({
-      id: `flight|${crypto.randomUUID().replace(/-/g, "").slice(0, 22)}`,
-      accountId: pilot.account.accountId,
-      pilotId: pilot.pilotId,
-      latitude: 36.505,
-      longitude: -84.195,
-      buffer: 0,
-      geometry: { type: "Polygon", coordinates: [square] },
-      minLat: 36.5,
-      minLng: -84.2,
-      maxLat: 36.51,
-      maxLng: -84.19,
-      maxAltitude: 100,
-      startTime,
-      endTime: startTime + durationMs,
-      createdAt: Date.now(),
-      public: false,
-      notify: false,
-      authorizations: [],
-    });
+  await storeFlight(drizzle(env.DB, { schema }), {
+    id: `flight|${crypto.randomUUID().replace(/-/g, "").slice(0, 22)}`,
+    accountId: pilot.account.accountId,
+    pilotId: pilot.pilotId,
+    latitude: 36.505,
+    longitude: -84.195,
+    buffer: 0,
+    geometry: { type: "Polygon", coordinates: [square] },
+    minLat: 36.5,
+    minLng: -84.2,
+    maxLat: 36.51,
+    maxLng: -84.19,
+    maxAltitude: 100,
+    startTime,
+    endTime: startTime + durationMs,
+    createdAt: Date.now(),
+    public: false,
+    notify: false,
+    authorizations: [],
+  });
 }

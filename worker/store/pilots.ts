@@ -49,7 +49,7 @@ export async function findPilot(
   const row = await db
     .select({
       pilot: pilots,
-      flightTotal: sql<number>`(SELECT count(*) FROM flights f WHERE f.account_id = ${accountId} AND f.pilot_id = ${pilotId})`,
+      flightTotal: pilots.flightCount,
       lastFlight: sql<
         number | null
       >`(SELECT max(f.start_time) FROM flights f WHERE f.account_id = ${accountId} AND f.pilot_id = ${pilotId} AND f.start_time <= ${options.now})`,
