@@ -2,7 +2,7 @@ import type { GridCellKey } from "../../worker/domain/airspace/facilityGrid";
 import { representativePoint } from "../../worker/domain/airspace/geometry";
 import { type Jurisdiction, placeOf } from "../../worker/domain/airspace/jurisdictions";
 import { expandBox, indexCells } from "../../worker/domain/airspace/spatialGrid";
-import { type BBox, bboxOf, type Geometry } from "../../worker/domain/geojson";
+import { type BBox, bboxOf, type Geometry, roundCoordinate } from "../../worker/domain/geojson";
 import { inline, type Statement } from "../lib/sql";
 import type { Target } from "../lib/target";
 import type { JurisdictionRecord } from "./boundaries";
@@ -190,8 +190,8 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
       box.minLng,
       box.maxLat,
       box.maxLng,
-      round7(latitude),
-      round7(longitude),
+      roundCoordinate(latitude),
+      roundCoordinate(longitude),
       radiusM,
       // DATA.md: every record says where it came from; generated ones say `synthetic`.
       JSON.stringify({ ...record.properties, source: record.source }),
@@ -351,8 +351,6 @@ export async function loadJurisdictions(target: Target, jurisdictions: Jurisdict
     `${jurisdictions.length} jurisdictions`,
   );
 }
-
-const round7 = (n: number) => Math.round(n * 1e7) / 1e7;
 
 function chunk<T>(items: T[], size: number): T[][] {
   const chunks: T[][] = [];

@@ -31,9 +31,6 @@ export async function openTarget(options: { remote: boolean }): Promise<Target> 
   return options.remote ? new RemoteTarget() : LocalTarget.open();
 }
 
-/** D1 binds at most 100 parameters per statement; callers chunk multi-row inserts with this. */
-export const D1_MAX_PARAMS = 100;
-
 class LocalTarget implements Target {
   readonly remote = false;
   private constructor(

@@ -3,7 +3,14 @@ import turfCircle from "@turf/circle";
 import turfDistance from "@turf/distance";
 import kinks from "@turf/kinks";
 import { ApiError } from "../lib/errors";
-import { type LineString, type Point, type Polygon, type Position, positionsOf } from "./geojson";
+import {
+  type LineString,
+  type Point,
+  type Polygon,
+  type Position,
+  positionsOf,
+  roundCoordinate,
+} from "./geojson";
 
 /** CONTRACT §1: a geometry of more positions than this is 413. */
 export const MAX_POSITIONS = 10_000;
@@ -93,11 +100,10 @@ export function bufferCircle(center: Position, radius: number): Polygon {
 
 /** Computed areas keep 7 decimal places (about 1 cm): more is noise that every flight list would carry. */
 function roundedPolygon(polygon: Polygon): Polygon {
-  const round = (v: number) => Math.round(v * 1e7) / 1e7;
   return {
     type: "Polygon",
     coordinates: polygon.coordinates.map((ring) =>
-      ring.map(([lng, lat]) => [round(lng), round(lat)] as Position),
+      ring.map(([lng, lat]) => [roundCoordinate(lng), roundCoordinate(lat)] as Position),
     ),
   };
 }

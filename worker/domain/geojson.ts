@@ -27,6 +27,21 @@ export interface BBox {
   maxLng: number;
 }
 
+/**
+ * The geometry inside the deep-link form `{"geometry": {...}}` or a GeoJSON Feature; any other
+ * value as it is. Every reader of a client's geometry accepts these wrappings alike.
+ */
+export function unwrapGeometry(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || !("geometry" in value)) return value;
+  const { type, geometry } = value as { type?: unknown; geometry: unknown };
+  return type === undefined || type === "Feature" ? geometry : value;
+}
+
+/** Degrees to 7 decimal places (about 1 cm): the precision the spec asks of positions. */
+export function roundCoordinate(degrees: number): number {
+  return Math.round(degrees * 1e7) / 1e7;
+}
+
 /** The smallest latitude/longitude box around a geometry. */
 export function bboxOf(geometry: Geometry): BBox {
   const box = { minLat: 90, minLng: 180, maxLat: -90, maxLng: -180 };

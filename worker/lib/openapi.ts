@@ -31,13 +31,6 @@ export function responses<T extends z.ZodType>(data: T, description: string) {
   } as const;
 }
 
-export const apiKeyHeader = z.object({
-  "x-api-key": z
-    .string()
-    .optional()
-    .openapi({ description: "The application's API key (checked before validation)" }),
-});
-
 export const security = [{ ApiKey: [] as string[] }];
 export const securityWithToken = [{ ApiKey: [] as string[], Bearer: [] as string[] }];
 

@@ -19,10 +19,15 @@ export const optionalToken = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 async function pilotOfToken(env: Bindings, header: string, accountId: string): Promise<string> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) throw unauthorized("Malformed Authorization header: send `Bearer <id_token>`");
-  const result = await verifyToken(match[1], await signingKey(env.JWT_PRIVATE_KEY), env.JWT_ISSUER);
+  const token = bearerToken(header);
+  if (!token) throw unauthorized("Malformed Authorization header: send `Bearer <id_token>`");
+  const result = await verifyToken(token, await signingKey(env.JWT_PRIVATE_KEY), env.JWT_ISSUER);
   if (!result.ok) throw unauthorized(`Invalid token: ${result.reason}`);
   if (result.claims.aud !== accountId) throw unauthorized("Invalid token: issued to another application");
   return result.claims.sub;
+}
+
+/** The credential of an `Authorization: Bearer <credential>` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
 }

@@ -5,10 +5,10 @@ import { createRouter } from "../app";
 import { bufferCircle, geometryError, geometryProblem } from "../domain/flightArea";
 import { flightState } from "../domain/flightState";
 import { flightView } from "../domain/flightViews";
-import { bboxOf, type Geometry } from "../domain/geojson";
+import { bboxOf, type Geometry, unwrapGeometry } from "../domain/geojson";
 import type { AppEnv } from "../env";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
-import { base64url, fromBase64url } from "../lib/hash";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { booleanFlag, recordId, responses, security, securityWithToken, timeInput } from "../lib/openapi";
@@ -155,18 +155,15 @@ async function views(c: Context<AppEnv>, rows: FlightRow[], enhance: boolean | u
   return rows.map((row) => ({ ...flightView(row), ...extra.get(row.id) }));
 }
 
-function encodeCursor(row: FlightRow): string {
-  return base64url(new TextEncoder().encode(JSON.stringify([row.startTime, row.id])));
+/** A flight list position: newest start first, then id. */
+function cursorOf(row: FlightRow): string {
+  return encodeCursor([row.startTime, row.id]);
 }
 
-function decodeCursor(cursor: string): FlightCursor {
-  try {
-    const [startTime, id] = JSON.parse(new TextDecoder().decode(fromBase64url(cursor)));
-    if (typeof startTime === "number" && typeof id === "string") return { startTime, id };
-  } catch {
-    // fall through to the 400
-  }
-  throw badRequest("cursor", "not a cursor this list returned; pass paging.next unchanged");
+function flightCursor(cursor: string): FlightCursor {
+  return decodeCursor(cursor, ([startTime, id]) =>
+    typeof startTime === "number" && typeof id === "string" ? { startTime, id } : undefined,
+  );
 }
 
 /** The list's `geometry` filter: a GeoJSON geometry (or `{geometry}` as the deep link carries it). */
@@ -177,7 +174,7 @@ function parseFilterGeometry(text: string): Geometry {
   } catch {
     throw badRequest("geometry", "not valid JSON");
   }
-  const inner = (geometry as { geometry?: unknown })?.geometry ?? geometry;
+  const inner = unwrapGeometry(geometry);
   // Any positive buffer: a Point or LineString filter is tested as it is, not buffered.
   const problem = geometryProblem(inner, 1);
   if (problem) throw geometryError(problem);
@@ -254,11 +251,11 @@ export const flightRoutes = createRouter()
       city: q.city,
     };
     const limit = q.limit ?? 100;
-    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const cursor = q.cursor ? flightCursor(q.cursor) : undefined;
     if (q.geometry === undefined) {
       const { rows, total } = await listFlights(c.var.db, filter, limit + 1, cursor);
       const page = rows.slice(0, limit);
-      const next = rows.length > limit ? encodeCursor(page[page.length - 1]!) : null;
+      const next = rows.length > limit ? cursorOf(page[page.length - 1]!) : null;
       return success(c, { results: await views(c, page, q.enhance), paging: { limit, total, next } });
     }
     // Exact intersection after the SQL bbox pre-filter, then the same keyset paging in code.
@@ -272,7 +269,7 @@ export const flightRoutes = createRouter()
         )
       : matching;
     const page = after.slice(0, limit);
-    const next = after.length > limit ? encodeCursor(page[page.length - 1]!) : null;
+    const next = after.length > limit ? cursorOf(page[page.length - 1]!) : null;
     return success(c, {
       results: await views(c, page, q.enhance),
       paging: { limit, total: matching.length, next },

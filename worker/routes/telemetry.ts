@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { flightState } from "../domain/flightState";
 import { invalidField, namedFields } from "../domain/telemetryMessages";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
-import { base64url, fromBase64url } from "../lib/hash";
+import { toBase64 } from "../lib/hash";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
@@ -14,7 +15,7 @@ import { findFlight } from "../store/flights";
 import { closeSessions, findOpenSession, findSessions, openSession } from "../store/telemetrySessions";
 import { type TelemetryQuery, type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { telemetrySchema } from "../telemetry/messages";
-import { newSessionKey, sealKey, toBase64, unsealKey } from "../telemetry/sessionKeys";
+import { newSessionKey, sealKey, unsealKey } from "../telemetry/sessionKeys";
 import { ownFlight } from "./flights";
 
 const MAX_PAGE = 10_000;
@@ -192,7 +193,14 @@ export const telemetryRoutes = createRouter()
       since: q.since ?? 0,
       types: q.types === undefined ? undefined : parseTypes(q.types),
       limit: q.limit ?? DEFAULT_PAGE,
-      after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
+      after:
+        q.cursor === undefined
+          ? undefined
+          : decodeCursor(q.cursor, ([timestamp, id]) =>
+              Number.isSafeInteger(timestamp) && Number.isSafeInteger(id)
+                ? { timestamp: timestamp as number, id: id as number }
+                : undefined,
+            ),
     };
     const page = await telemetryOf(c.env, flight.id).read(query);
     const last = page.records.at(-1);
@@ -204,7 +212,10 @@ export const telemetryRoutes = createRouter()
         received_at: isoTime(receivedAt),
         ...fields,
       })),
-      paging: { limit: query.limit, next: page.more && last ? encodeCursor(last) : null },
+      paging: {
+        limit: query.limit,
+        next: page.more && last ? encodeCursor([last.timestamp, last.id]) : null,
+      },
     });
   })
   .openapi(relaySession, async (c) => {
@@ -256,18 +267,4 @@ function parseTypes(text: string): string[] {
   if (unknown !== undefined)
     throw badRequest("types", `unknown type "${unknown}"; use ${TYPE_NAMES.join(", ")}`);
   return types;
-}
-
-function encodeCursor(record: { timestamp: number; id: number }): string {
-  return base64url(new TextEncoder().encode(JSON.stringify([record.timestamp, record.id])));
-}
-
-function decodeCursor(cursor: string): TelemetryQuery["after"] {
-  try {
-    const [timestamp, id] = JSON.parse(new TextDecoder().decode(fromBase64url(cursor)));
-    if (Number.isSafeInteger(timestamp) && Number.isSafeInteger(id)) return { timestamp, id };
-  } catch {
-    // falls through to the 400 below
-  }
-  throw badRequest("cursor", "not a cursor of this listing; pass paging.next unchanged");
 }

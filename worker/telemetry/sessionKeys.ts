@@ -1,3 +1,5 @@
+import { fromBase64, toBase64 } from "../lib/hash";
+
 /**
  * Session keys: 32 random bytes per start-comm, returned once to the pilot and kept in D1 only sealed
  * with AES-GCM under TELEMETRY_MASTER_KEY, bound to the session id so a sealed key cannot be moved.
@@ -50,14 +52,4 @@ function importMasterKey(masterKey: string | undefined): Promise<CryptoKey> {
     masterKeys.set(masterKey, key);
   }
   return key;
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 }

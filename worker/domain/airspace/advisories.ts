@@ -1,7 +1,7 @@
 import booleanIntersects from "@turf/boolean-intersects";
 import type * as GeoJSON from "geojson";
 import { isoTimeOrNull } from "../../lib/time";
-import type { Geometry, Polygon, Position } from "../geojson";
+import { type Geometry, type Polygon, type Position, roundCoordinate } from "../geojson";
 import { type Color, highestColor } from "./colors";
 import { cellCenter, cellPolygon, FEET_TO_METERS, type GridCellKey } from "./facilityGrid";
 import { distanceFromPoint, distanceToArea } from "./geometry";
@@ -271,8 +271,8 @@ function cellAdvisory(
     id: `facility_map:${cell.map.airportId}:${cell.row}:${cell.col}`,
     name: airspace?.name ?? `${cell.map.name} facility map`,
     last_updated: isoTimeOrNull(cell.map.lastEdit),
-    latitude: round7(latitude),
-    longitude: round7(longitude),
+    latitude: roundCoordinate(latitude),
+    longitude: roundCoordinate(longitude),
     distance: Math.round(distanceFromPoint(cellPolygon(cell), point)),
     type: CONTROLLED_AIRSPACE,
     city: airspace?.city ?? null,
@@ -339,4 +339,3 @@ function stringOrNull(value: unknown): string | null {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
-const round7 = (n: number) => Math.round(n * 1e7) / 1e7;

@@ -1,7 +1,7 @@
 import { badRequest } from "../../lib/errors";
 import { parseTime } from "../../lib/time";
 import { geometryError, geometryProblem } from "../flightArea";
-import { bboxOf, type Polygon } from "../geojson";
+import { bboxOf, type Polygon, unwrapGeometry } from "../geojson";
 import { AIRSPACE_TYPES } from "./types";
 
 /** Request inputs of the rules, advisory and status queries, checked the same way everywhere. */
@@ -31,11 +31,10 @@ export function areaFrom(input: unknown): Polygon {
       throw err;
     }
   }
-  const wrapped = input as { type?: unknown; geometry?: unknown } | null;
-  // The deep-link form wraps the geometry in an object: {"geometry": {...}}.
-  if (wrapped && typeof wrapped === "object" && wrapped.type === undefined && wrapped.geometry)
-    return areaFrom(wrapped.geometry);
-  if (wrapped?.type !== "Polygon") throw badRequest("geometry", "must be a GeoJSON Polygon");
+  const unwrapped = unwrapGeometry(input);
+  if (unwrapped !== input) return areaFrom(unwrapped);
+  if ((input as { type?: unknown } | null)?.type !== "Polygon")
+    throw badRequest("geometry", "must be a GeoJSON Polygon");
   const problem = geometryProblem(input, undefined);
   if (problem) throw geometryError(problem);
   const tooWide = areaSizeError(input as Polygon);

@@ -1,6 +1,6 @@
 import type { FieldError } from "../../lib/jsend";
 import { geometryProblem } from "../flightArea";
-import type { LineString, Point, Polygon } from "../geojson";
+import { type LineString, type Point, type Polygon, unwrapGeometry } from "../geojson";
 
 export type FlightGeometry = Polygon | LineString | Point;
 
@@ -78,8 +78,7 @@ export function linkFieldsFromQuery(query: URLSearchParams): RawLinkFields {
 function geometryFromText(text: string | null): unknown {
   if (text === null || text === "") return undefined;
   try {
-    const parsed = JSON.parse(text) as { geometry?: unknown };
-    return typeof parsed === "object" && parsed !== null && "geometry" in parsed ? parsed.geometry : parsed;
+    return unwrapGeometry(JSON.parse(text));
   } catch {
     return text;
   }
