@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import booleanIntersects from "@turf/boolean-intersects";
 import type { Context } from "hono";
 import { createRouter } from "../app";
 import { bufferCircle, geometryError, geometryProblem } from "../domain/flightArea";
@@ -24,16 +23,14 @@ import {
   type FlightRow,
   findFlight,
   insertFlight,
-  listFlightCandidates,
   listFlights,
+  listIntersectingFlights,
   ownsAircraft,
 } from "../store/flights";
 import { closeSessions } from "../store/telemetrySessions";
 import { telemetryOf } from "../telemetry/flightTelemetry";
 
 const FOUR_HOURS_MS = 4 * 60 * 60 * 1000;
-/** A geometry-filtered list tests at most this many bbox candidates exactly. */
-const MAX_GEOMETRY_CANDIDATES = 5000;
 
 const FlightView = z.record(z.string(), z.unknown()).openapi("Flight");
 const flightParams = z.object({ flight_id: recordId("flight_id") });
@@ -252,28 +249,14 @@ export const flightRoutes = createRouter()
     };
     const limit = q.limit ?? 100;
     const cursor = q.cursor ? flightCursor(q.cursor) : undefined;
-    if (q.geometry === undefined) {
-      const { rows, total } = await listFlights(c.var.db, filter, limit + 1, cursor);
-      const page = rows.slice(0, limit);
-      const next = rows.length > limit ? cursorOf(page[page.length - 1]!) : null;
-      return success(c, { results: await views(c, page, q.enhance), paging: { limit, total, next } });
-    }
-    // Exact intersection after the SQL bbox pre-filter, then the same keyset paging in code.
-    const area = parseFilterGeometry(q.geometry);
-    filter.bbox = bboxOf(area);
-    const candidates = await listFlightCandidates(c.var.db, filter, MAX_GEOMETRY_CANDIDATES);
-    const matching = candidates.filter((f) => booleanIntersects(f.geometry, area));
-    const after = cursor
-      ? matching.filter(
-          (f) => f.startTime < cursor.startTime || (f.startTime === cursor.startTime && f.id < cursor.id),
-        )
-      : matching;
-    const page = after.slice(0, limit);
-    const next = after.length > limit ? cursorOf(page[page.length - 1]!) : null;
-    return success(c, {
-      results: await views(c, page, q.enhance),
-      paging: { limit, total: matching.length, next },
-    });
+    // A geometry filter is finished in code: exact intersection after the SQL bbox pre-filter.
+    const { rows, total } =
+      q.geometry === undefined
+        ? await listFlights(c.var.db, filter, limit + 1, cursor)
+        : await listIntersectingFlights(c.var.db, filter, parseFilterGeometry(q.geometry), limit + 1, cursor);
+    const page = rows.slice(0, limit);
+    const next = rows.length > limit ? cursorOf(page[page.length - 1]!) : null;
+    return success(c, { results: await views(c, page, q.enhance), paging: { limit, total, next } });
   })
   .openapi(end, async (c) => {
     const flight = await ownFlight(c, c.req.valid("param").flight_id);

@@ -1,6 +1,7 @@
+import booleanIntersects from "@turf/boolean-intersects";
 import { and, desc, eq, gte, lte, or, type SQL, sql } from "drizzle-orm";
 import { aircraft, aircraftModels, flightPlans, flights, manufacturers, pilots } from "../../schema";
-import type { BBox } from "../domain/geojson";
+import { type BBox, bboxOf, type Geometry } from "../domain/geojson";
 import type { Db } from "../env";
 
 export type FlightPlanRow = typeof flightPlans.$inferSelect;
@@ -221,14 +222,33 @@ function isWholeHistory(filter: FlightFilter): boolean {
   return pilotId !== undefined && !onlyPublic && Object.values(narrowing).every((v) => v === undefined);
 }
 
-/** Every flight matching the filter (bounded), for filters finished in code such as exact geometry. */
-export async function listFlightCandidates(db: Db, filter: FlightFilter, max: number): Promise<FlightRow[]> {
-  return db
+/** A geometry-filtered list tests at most this many bbox candidates exactly. */
+const MAX_GEOMETRY_CANDIDATES = 5000;
+
+/** Flights whose area intersects `area`: the SQL bbox pre-filter, then the exact test, then the keyset. */
+export async function listIntersectingFlights(
+  db: Db,
+  filter: FlightFilter,
+  area: Geometry,
+  limit: number,
+  cursor: FlightCursor | undefined,
+): Promise<{ rows: FlightRow[]; total: number }> {
+  const candidates = await db
     .select()
     .from(flights)
-    .where(and(...filterConditions(filter)))
+    .where(and(...filterConditions({ ...filter, bbox: bboxOf(area) })))
     .orderBy(desc(flights.startTime), desc(flights.id))
-    .limit(max);
+    .limit(MAX_GEOMETRY_CANDIDATES);
+  const matching = candidates.filter((f) => booleanIntersects(f.geometry, area));
+  const after = cursor ? matching.filter((f) => isAfter(f, cursor)) : matching;
+  return { rows: after.slice(0, limit), total: matching.length };
+}
+
+/** The keyset order in code, as `afterCursor` says it in SQL. */
+function isAfter(flight: FlightRow, cursor: FlightCursor): boolean {
+  return (
+    flight.startTime < cursor.startTime || (flight.startTime === cursor.startTime && flight.id < cursor.id)
+  );
 }
 
 export interface FlightEnhancement {
