@@ -2,7 +2,11 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "../schema";
 import type { FlightTelemetry } from "./telemetry/flightTelemetry";
 
-/** Bindings from wrangler.toml, .dev.vars and `wrangler secret put`. */
+/**
+ * Bindings from wrangler.toml, .dev.vars and `wrangler secret put`. wrangler.toml's part is also
+ * generated as `Cloudflare.Env` (`npm run types` → worker-configuration.d.ts, kept current by
+ * `npm run check`); the tests' `Cloudflare.Env` extends this interface, so the two must agree.
+ */
 export interface Bindings {
   DB: D1Database;
   ELEVATION: R2Bucket;
@@ -29,10 +33,24 @@ export interface Bindings {
   DEEPLINK_IBI: string;
   DEEPLINK_OFL: string;
   DEEPLINK_PT: string;
+  /** Origins allowed to call the API from a browser (CORS): a comma list, or `*`. */
+  CORS_ALLOWED_ORIGINS: string;
   /** Base64 of 32 bytes: seals telemetry session keys at rest (AES-GCM). `wrangler secret put`. */
   TELEMETRY_MASTER_KEY?: string;
   /** The telemetry relay's credential for /internal/v1 (`Authorization: Bearer …`). `wrangler secret put`. */
   RELAY_SECRET?: string;
+  /** Weather provider (`openweathermap`: One Call API 3.0) and its key; unset means no weather (503). */
+  WEATHER_PROVIDER?: string;
+  WEATHER_API_KEY?: string;
+  /** The provider's endpoint, for a proxy; default its public one. */
+  WEATHER_API_URL?: string;
+  /** InterUSS interfaces (worker/interuss/auth.ts): the token authority's JWK Set as JSON, or its URL. */
+  INTERUSS_PUBLIC_KEYS?: string;
+  INTERUSS_JWKS_URL?: string;
+  /** Required `iss` of InterUSS tokens; unset accepts any issuer of a trusted key. */
+  INTERUSS_ISSUER?: string;
+  /** Accepted `aud` values (comma list); unset means the host name the request came to. */
+  INTERUSS_AUDIENCE?: string;
   /** One Durable Object per flight holds its telemetry records (worker/telemetry/). */
   FLIGHT_TELEMETRY: DurableObjectNamespace<FlightTelemetry>;
 }

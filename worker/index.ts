@@ -2,14 +2,25 @@ import { drizzle } from "drizzle-orm/d1";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import * as schema from "../schema";
-import { createRouter, renderError, renderNotFound } from "./app";
+import {
+  createRouter,
+  refuseOtherMethods,
+  renderError,
+  renderNotFound,
+  requireDocumentedBodyType,
+} from "./app";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { requireApiKey } from "./middleware/apiKey";
+import { CACHE, cacheable } from "./middleware/cache";
+import { corsMiddleware } from "./middleware/cors";
 import { pageAccount } from "./pages/api";
 import { advisoryRoutes } from "./routes/advisory";
 import { aircraftRoutes } from "./routes/aircraft";
+import { airspaceRoutes } from "./routes/airspace";
+import { archiveRoutes } from "./routes/archive";
 import { authRoutes } from "./routes/auth";
+import { authorizationRoutes } from "./routes/authorizations";
 import { briefingRoutes } from "./routes/briefing";
 import { createFlightPageRoutes, deeplinkRoutes } from "./routes/deeplink";
 import { devRoutes } from "./routes/dev";
@@ -18,10 +29,16 @@ import { elevationRoutes } from "./routes/elevation";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
 import { healthRoutes } from "./routes/health";
+import { interussRoutes } from "./routes/interuss";
+import { keyRoutes } from "./routes/keys";
+import { liveRoutes } from "./routes/live";
 import { pilotRoutes } from "./routes/pilots";
 import { rulesRoutes } from "./routes/rules";
 import { statusRoutes } from "./routes/status";
+import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
+import { weatherRoutes } from "./routes/weather";
+import { noteRelaySeen } from "./services/relayHeartbeat";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -33,13 +50,28 @@ const PUBLIC_PATHS = [
   /^\/health\/?$/,
   /^\/\.well-known\//,
   /^\/openapi\.json$/,
-  /^\/docs\/?$/,
+  /^\/docs(\/|$)/,
+  /^\/favicon\.ico$/,
   /^\/create_flight\/v1\/?$/,
   /^\/internal\//,
+  // InterUSS interfaces and F3411 Remote ID: the authority's bearer tokens instead (worker/interuss/auth.ts).
+  /^\/interuss\//,
+  /^\/rid\/v2\//,
+  // A browser's live stream and page carry a signed ticket instead; without one, the route asks for the API key.
+  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live)\/?$/,
 ];
 
 const app = createRouter();
 
+// CORS first: a preflight needs no API key, and every answer (errors too) carries the headers.
+app.use("*", corsMiddleware);
+// ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).
+for (const path of ["/.well-known/jwks.json", "/openapi.json", "/docs", "/favicon.ico"])
+  app.use(path, cacheable(CACHE.publicShort));
+app.use("/docs/assets/*", cacheable(CACHE.immutable));
+// Rulesets (`/rules/v1/{ruleset_id}`), not a plan's evaluation, which changes with the plan.
+for (const path of ["/elevation/v1/*", "/rules/v1/:ruleset_id", "/aircraft/v2/*"])
+  app.use(path, cacheable(CACHE.privateHour));
 app.use(
   "*",
   bodyLimit({
@@ -69,6 +101,11 @@ app.use(
     return requireApiKey(c, next);
   }),
 );
+// The system status reports the relay as seen when it last got past its credential check here.
+app.use("/internal/*", async (c, next) => {
+  await next();
+  if (c.res.status < 400) noteRelaySeen();
+});
 // Development-only routes are refused before routing anywhere else.
 app.use("/dev/*", async (c, next) => {
   // A plain 404: renderNotFound would see the route and answer 405.
@@ -76,21 +113,33 @@ app.use("/dev/*", async (c, next) => {
     throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}`);
   await next();
 });
+// 405 for a method the path's own routes lack; 415 for a body type its route does not document.
+app.use("*", refuseOtherMethods(app));
+app.use("*", requireDocumentedBodyType(app));
 
 app.route("/", healthRoutes);
 app.route("/", authRoutes);
+app.route("/", keyRoutes);
 app.route("/", devRoutes);
 app.route("/", elevationRoutes);
 app.route("/", briefingRoutes);
+// Before flightPlanRoutes: `/flight/v2/plan/batch/…` is not a plan id.
+app.route("/", authorizationRoutes);
 app.route("/", flightPlanRoutes);
 app.route("/", flightRoutes);
 app.route("/", pilotRoutes);
 app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
+app.route("/", archiveRoutes);
+app.route("/", liveRoutes);
 app.route("/", deeplinkRoutes);
 app.route("/", rulesRoutes);
 app.route("/", advisoryRoutes);
 app.route("/", statusRoutes);
+app.route("/", weatherRoutes);
+app.route("/", airspaceRoutes);
+app.route("/", systemRoutes);
+app.route("/", interussRoutes);
 app.route("/", createFlightPageRoutes(app.fetch));
 mountDocs(app);
 
@@ -98,4 +147,5 @@ app.onError(renderError);
 app.notFound(renderNotFound(app));
 
 export default app;
+export type { AppType } from "./client";
 export { FlightTelemetry } from "./telemetry/flightTelemetry";

@@ -197,6 +197,30 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     expect(phone.external).toEqual([]);
   });
 
+  it("opens spec 4.7's plain link (no client_id) for the service's own application", async () => {
+    const phone = await launch(PHONE);
+    browsers.push(phone);
+    const plain = `${service.baseUrl}/create_flight/v1/?geometry=${encodeURIComponent(JSON.stringify({ geometry: NEAR_KTYS }))}&altitude=60`;
+    const page = await phone.context.newPage();
+    const response = await page.goto(plain);
+    expect(response!.status()).toBe(200);
+    expect(await page.locator("body").textContent()).toContain("Requested by Windsock");
+    await page.fill("#user_id", "first-party-pilot");
+    await choosePick1(page);
+    await page.getByRole("button", { name: "Create flight" }).click();
+    await page.waitForSelector("#flight-id");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Flight created");
+    expect(await page.locator("#flight-id").textContent()).toMatch(/^flight\|/);
+    await screenshot(page, "phone-plain-link");
+
+    // Its callback is honoured only once the operator allows it for the first-party application.
+    const refused = await page.goto(`${plain}&callback_url=${encodeURIComponent(receiver.url)}`);
+    expect(refused!.status()).toBe(400);
+    expect(await page.getByRole("alert").textContent()).toContain("--account app_windsock");
+    expect(await page.locator("form").count()).toBe(0);
+    expect(phone.external).toEqual([]);
+  });
+
   it("on a desktop: a Point with its buffer, switched to meters, becomes a flight", async () => {
     const desktop = await launch(DESKTOP);
     browsers.push(desktop);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AreaAdvisory } from "../../worker/domain/airspace/advisories";
-import { briefing } from "../../worker/domain/airspace/briefing";
+import { type BriefingInput, briefing } from "../../worker/domain/airspace/briefing";
+import { flightFeatureErrors } from "../../worker/domain/airspace/evaluation";
 import type { Authorization } from "../../worker/domain/airspace/laanc";
-import type { Ruleset } from "../../worker/domain/airspace/rules";
+import type { FlightFeature, Ruleset } from "../../worker/domain/airspace/rules";
 
 const part107: Ruleset = {
   id: "usa_part_107",
@@ -78,68 +79,186 @@ const accepted: Authorization = {
   authority: { id: "faa-laanc", name: "FAA LAANC" },
 };
 
-const input = {
+const feature = (
+  name: string,
+  input_type: "float" | "bool",
+  measurement_type: string | null = null,
+  measurement_unit: string | null = null,
+): [string, FlightFeature] => [
+  name,
+  { flight_feature: name, description: `${name}?`, input_type, measurement_type, measurement_unit },
+];
+const definitions = new Map([
+  feature("flight_max_altitude_agl", "float", "distance", "meters"),
+  feature("pilot_remote_certificate", "bool"),
+]);
+
+const input: BriefingInput = {
+  planId: "flight_plan|p1",
+  now: Date.parse("2026-11-24T03:00:00Z"),
   rulesets: [part107],
-  color: "orange" as const,
+  definitions,
+  color: "orange",
   advisories: [controlled],
-  features: { flight_max_altitude_agl: 60 },
+  given: {},
+  calculated: { flight_max_altitude_agl: 60 },
   authorizations: [accepted],
   submitted: true,
   pilot: { phone: "+17755550100", phoneVerified: true, faaRegistrationNumber: "FA3HK4LM7P" },
 };
 
+const statuses = (result: ReturnType<typeof briefing>) =>
+  result.rulesets[0]!.rules.map((r) => [r.id, r.status]);
+
 describe("the plan briefing", () => {
-  it("gives each rule its status from the plan's features, advisories and authorizations", () => {
+  it("carries the plan, the time, and the color both where Kotlin and where C++ read it", () => {
     const result = briefing(input);
-    expect(result.color).toBe("orange");
-    expect(result.rulesets).toEqual([
-      {
-        id: "usa_part_107",
-        rules: [
-          { id: 10701, short_text: "Stay at or below 400 ft", description: "", status: "not_conflicting" },
-          {
-            id: 10703,
-            short_text: "Hold a remote pilot certificate",
-            description: "",
-            status: "missing_info",
-          },
-          { id: 10710, short_text: "Get ATC authorization", description: "", status: "not_conflicting" },
-          { id: 10711, short_text: "No TFRs", description: "", status: "not_conflicting" },
-        ],
-      },
-    ]);
-    const rejected = briefing({ ...input, authorizations: [{ ...accepted, status: "rejected" }] });
-    expect(rejected.rulesets[0]!.rules[2]!.status).toBe("conflicting");
+    expect(result).toMatchObject({
+      flight_plan_id: "flight_plan|p1",
+      created_at: "2026-11-24T03:00:00.000Z",
+      color: "orange",
+      advisories: [controlled],
+      airspace: { color: "orange", advisories: [controlled] },
+      failures: [],
+    });
+    expect(result.rulesets[0]).toMatchObject({
+      id: "usa_part_107",
+      name: "Part 107",
+      selection_type: "pick1",
+      jurisdiction: { id: 840, region: "federal" },
+    });
   });
 
-  it("checks what LAANC needs of the pilot", () => {
-    expect(briefing(input).validations.map((v) => [v.feature.code, v.status])).toEqual([
+  it("gives each rule and each of its features a status from the features, advisories and authorizations", () => {
+    const result = briefing(input);
+    expect(statuses(result)).toEqual([
+      [10701, "not_conflicting"],
+      [10703, "missing_info"],
+      [10710, "not_conflicting"],
+      [10711, "not_conflicting"],
+    ]);
+    expect(result.rulesets[0]!.rules[0]!.flight_features).toEqual([
+      expect.objectContaining({
+        code: "flight_max_altitude_agl",
+        status: "not_conflicting",
+        is_calculated: true,
+      }),
+    ]);
+    expect(result.rulesets[0]!.rules[1]!.flight_features).toEqual([
+      expect.objectContaining({
+        code: "pilot_remote_certificate",
+        status: "missing_info",
+        is_calculated: false,
+      }),
+    ]);
+    // The LAANC rule lists the altitude it is decided by.
+    expect(result.rulesets[0]!.rules[2]!.flight_features.map((f) => f.code)).toEqual([
+      "flight_max_altitude_agl",
+    ]);
+    const conflicting = briefing({
+      ...input,
+      given: { pilot_remote_certificate: false },
+      calculated: { flight_max_altitude_agl: 150 },
+      authorizations: [{ ...accepted, status: "rejected" }],
+    });
+    expect(conflicting.rulesets[0]!.rules[2]!.flight_features[0]!.status).toBe("conflicting");
+    expect(statuses(conflicting)).toEqual([
+      [10701, "conflicting"],
+      [10703, "conflicting"],
+      [10710, "conflicting"],
+      [10711, "not_conflicting"],
+    ]);
+    // What the service works out beats what the client claims.
+    expect(statuses(briefing({ ...input, given: { flight_max_altitude_agl: 500 } }))[0]).toEqual([
+      10701,
+      "not_conflicting",
+    ]);
+  });
+
+  it("checks what LAANC needs of the pilot, as valid, invalid or unknown", () => {
+    const codes = (result: ReturnType<typeof briefing>) =>
+      result.validations.map((v) => [v.feature.code, v.status]);
+    expect(codes(briefing(input))).toEqual([
       ["phone_number", "valid"],
       ["faa_registration_number", "valid"],
     ]);
+    expect(briefing(input).validations[0]).toMatchObject({
+      data: "…0100",
+      authority: { id: "faa-laanc", name: "FAA LAANC" },
+      description: expect.any(String),
+    });
     const unready = briefing({
       ...input,
       pilot: { phone: "+17755550100", phoneVerified: false, faaRegistrationNumber: "12" },
     });
-    expect(unready.validations.map((v) => v.status)).toEqual(["unverified", "invalid"]);
+    expect(unready.validations.map((v) => [v.status, v.message.split(":")[0]])).toEqual([
+      ["invalid", "Not verified"],
+      ["invalid", "Malformed"],
+    ]);
     const blank = briefing({
       ...input,
       pilot: { phone: null, phoneVerified: false, faaRegistrationNumber: undefined },
     });
-    expect(blank.validations.map((v) => v.status)).toEqual(["missing", "missing"]);
+    expect(blank.validations.map((v) => [v.status, v.data])).toEqual([
+      ["invalid", ""],
+      ["invalid", ""],
+    ]);
+    const nobody = briefing({ ...input, pilot: null });
+    expect(nobody.validations.map((v) => v.status)).toEqual(["unknown", "unknown"]);
+    expect(nobody.failures).toEqual(["validation"]);
     expect(briefing({ ...input, authorizations: [] }).validations).toEqual([]);
   });
 
-  it("before submission, shows authorizations as not requested yet with the expected answer", () => {
+  it("before submission, says what submitting would bring, in the C++ SDK's terms", () => {
     const before = briefing({ ...input, submitted: false });
-    expect(before.authorizations[0]).toMatchObject({
-      status: "not_requested",
-      authority: { id: "faa-laanc" },
-    });
-    expect(before.authorizations[0]!.message).toMatch(
-      /^Submitting the plan requests this; expected: accepted/,
-    );
+    expect(before.authorizations).toEqual([
+      {
+        status: "accepted_upon_submission",
+        authority: { id: "faa-laanc", name: "FAA LAANC" },
+        message: "Authorized automatically",
+        description: "LAANC authorization at KNFL",
+      },
+    ]);
     // The rules judge the plan by what submitting would bring.
     expect(before.rulesets[0]!.rules[2]!.status).toBe("not_conflicting");
+    const refused = briefing({
+      ...input,
+      submitted: false,
+      authorizations: [{ ...accepted, status: "not_requested", message: "apply through FAADroneZone" }],
+    });
+    expect(refused.authorizations[0]).toMatchObject({
+      status: "rejected_upon_submission",
+      message: "Not requested through LAANC: apply through FAADroneZone",
+    });
+  });
+
+  it("asks for the altitude, and shows the authorization pending, when LAANC could not decide", () => {
+    const undecided = briefing({ ...input, calculated: {}, authorizations: null, submitted: false });
+    expect(undecided.rulesets[0]!.rules[2]).toMatchObject({
+      status: "missing_info",
+      flight_features: [expect.objectContaining({ code: "flight_max_altitude_agl", status: "missing_info" })],
+    });
+    expect(undecided.authorizations.map((a) => a.status)).toEqual(["pending"]);
+    // Outside controlled airspace nothing is pending.
+    expect(
+      briefing({ ...input, advisories: [], calculated: {}, authorizations: null }).authorizations,
+    ).toEqual([]);
+  });
+});
+
+describe("flight features a client sends", () => {
+  it("must match their input type; unknown names are ignored", () => {
+    expect(
+      flightFeatureErrors(
+        { flight_max_altitude_agl: "20.0", pilot_remote_certificate: "true", something_else: [1] },
+        definitions,
+      ),
+    ).toEqual([]);
+    expect(
+      flightFeatureErrors({ flight_max_altitude_agl: "high", pilot_remote_certificate: 3 }, definitions),
+    ).toEqual([
+      { name: "flight_features.flight_max_altitude_agl", message: "must be a number" },
+      { name: "flight_features.pilot_remote_certificate", message: "must be true or false" },
+    ]);
   });
 });

@@ -3,11 +3,19 @@ import { colorRank, highestColor } from "../../worker/domain/airspace/colors";
 import {
   adviseUnder,
   defaultSelection,
+  featureId,
+  featuresOf,
+  featureView,
   type Rule,
   type Ruleset,
   ruleStatus,
   testFeature,
 } from "../../worker/domain/airspace/rules";
+import {
+  wireAuthorizationMessage,
+  wireAuthorizationStatus,
+  wireValidationStatus,
+} from "../../worker/domain/airspace/sdkEnums";
 
 const rule = (id: number, partial: Partial<Rule>): Rule => ({
   id,
@@ -173,5 +181,84 @@ describe("default selection by selection type", () => {
       "usa_advisories",
       "gbr_open_category",
     ]);
+  });
+});
+
+describe("flight features as the SDKs read them", () => {
+  const speed = {
+    flight_feature: "flight_max_speed",
+    description: "Fastest ground speed",
+    input_type: "float" as const,
+    measurement_type: "speed",
+    measurement_unit: "meters_per_second",
+  };
+
+  it("gives each feature a stable 32-bit id, its code, the SDKs' unit spelling and whether it is calculated", () => {
+    const view = featureView(speed, false);
+    expect(view).toEqual({
+      id: featureId("flight_max_speed"),
+      code: "flight_max_speed",
+      flight_feature: "flight_max_speed",
+      description: "Fastest ground speed",
+      input_type: "float",
+      measurement_type: "speed",
+      measurement_unit: "meters_per_sec",
+      is_calculated: false,
+    });
+    expect(Number.isInteger(view.id) && view.id >= 1 && view.id <= 0x7fffffff).toBe(true);
+    expect(featureId("flight_max_speed")).toBe(featureId("flight_max_speed"));
+    expect(featureId("flight_max_speed")).not.toBe(featureId("flight_max_altitude_agl"));
+    expect(
+      featureView({ ...speed, measurement_type: "volume", measurement_unit: "litres" }, true),
+    ).toMatchObject({
+      measurement_type: null,
+      measurement_unit: null,
+      is_calculated: true,
+    });
+  });
+
+  it("lists the altitude under a LAANC rule, which LAANC decides by", () => {
+    const laanc = rule(7, { condition: { authorization: "faa-laanc" } });
+    expect(featuresOf(laanc)).toEqual(["flight_max_altitude_agl"]);
+    expect(featuresOf(rule(8, { flight_features: ["uav_weight"] }))).toEqual(["uav_weight"]);
+  });
+
+  it("asks for the altitude when LAANC could not decide without it", () => {
+    const laanc = rule(9, {
+      condition: { authorization: "faa-laanc" },
+      triggers: [{ type: "controlled_airspace", color: "orange" }],
+    });
+    const context = { features: {}, triggeredColors: ["orange" as const], authorizations: {} };
+    expect(ruleStatus(laanc, { ...context, undecided: new Set(["faa-laanc"]) })).toBe("missing_info");
+    expect(ruleStatus(laanc, context)).toBe("conflicting");
+  });
+});
+
+describe("statuses on the wire", () => {
+  it("maps every service authorization state to one all SDK decoders know, by submission", () => {
+    const states = ["accepted", "pending", "rejected", "not_requested", "cancelled"] as const;
+    expect(states.map((s) => wireAuthorizationStatus(s, false))).toEqual([
+      "accepted_upon_submission",
+      "pending",
+      "rejected_upon_submission",
+      "rejected_upon_submission",
+      "rejected_upon_submission",
+    ]);
+    expect(states.map((s) => wireAuthorizationStatus(s, true))).toEqual([
+      "accepted",
+      "pending",
+      "rejected",
+      "rejected",
+      "rejected",
+    ]);
+    expect(wireAuthorizationMessage("not_requested", "apply through FAADroneZone")).toBe(
+      "Not requested through LAANC: apply through FAADroneZone",
+    );
+  });
+
+  it("maps validation states to valid, invalid or unknown", () => {
+    expect(
+      (["valid", "missing", "unverified", "malformed", "unchecked"] as const).map(wireValidationStatus),
+    ).toEqual(["valid", "invalid", "invalid", "invalid", "unknown"]);
   });
 });

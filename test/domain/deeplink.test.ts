@@ -14,6 +14,7 @@ import {
   callbackRedirect,
   normalizePrefix,
 } from "../../worker/domain/deeplink/callbacks";
+import { FIRST_PARTY_PUBLIC_ID, registerHint } from "../../worker/domain/deeplink/firstParty";
 import {
   checkLinkFields,
   creationLink,
@@ -212,6 +213,21 @@ describe("callback prefixes", () => {
     ];
     for (const url of refused) expect(callbackProblem(url, prefixes, true), url).not.toBeNull();
     expect(callbackProblem("https://partner.example/cb", [], false)).toMatch(/not registered/);
+  });
+
+  it("tells how to allow a callback: the API or command for a partner, the operator's command for the service's own app", () => {
+    const partner = callbackProblem("https://partner.example/cb", [], false, registerHint("app_partner"));
+    expect(partner).toMatch(/POST \/deeplink\/v1\/callbacks/);
+    const own = callbackProblem("https://app.example/cb", [], false, registerHint(FIRST_PARTY_PUBLIC_ID));
+    expect(own).toContain(`npm run callbacks -- add <url> --account ${FIRST_PARTY_PUBLIC_ID}`);
+    expect(
+      callbackProblem(
+        "https://app.example/cb/x",
+        ["https://app.example/cb"],
+        false,
+        registerHint(FIRST_PARTY_PUBLIC_ID),
+      ),
+    ).toBeNull();
   });
 
   it("encodes flight_id and the authorizations JSON, keeping the callback's own query and fragment", () => {

@@ -57,16 +57,49 @@ describe("GET /flight/v2/plan/{id}/briefing", () => {
       short_text: "Stay at or below 400 ft (121.9 m) above ground level",
       description: expect.any(String),
       status: "not_conflicting",
+      display_order: 1,
+      flight_features: [
+        expect.objectContaining({
+          code: "flight_max_altitude_agl",
+          status: "not_conflicting",
+          is_calculated: true,
+        }),
+      ],
     });
+    // Both places the SDKs read the color: the top level (Kotlin) and `airspace` (C++, Swift).
+    expect(briefing).toMatchObject({
+      flight_plan_id: plan.id,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      airspace: { color: "orange", advisories: briefing.advisories },
+    });
+    expect(briefing.rulesets[0]).toMatchObject({
+      name: "U.S. Small UAS Rule (Part 107)",
+      selection_type: "pick1",
+    });
+    // Not submitted, and LAANC would send it to further coordination: pending, never "accepted".
     expect(briefing.authorizations).toHaveLength(1);
     expect(briefing.authorizations[0]).toMatchObject({
-      status: "not_requested",
+      status: "pending",
       authority: { id: "faa-laanc", name: "FAA LAANC" },
+      description: expect.stringMatching(/KNFL/),
     });
-    expect(briefing.authorizations[0].message).toMatch(/expected: pending.*200 ft/);
+    expect(briefing.authorizations[0].message).toMatch(/200 ft/);
     expect(briefing.validations.map((v: any) => [v.feature.code, v.status])).toEqual([
-      ["phone_number", "missing"],
-      ["faa_registration_number", "missing"],
+      ["phone_number", "invalid"],
+      ["faa_registration_number", "invalid"],
+    ]);
+    expect(briefing.validations[0].message).toMatch(/^Missing/);
+    expect(briefing.failures).toEqual([]);
+  });
+
+  it("says what submitting would bring: accepted or rejected upon submission", async () => {
+    const low = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 60 });
+    expect((await briefingOf(low.id)).json.data.authorizations.map((a: any) => a.status)).toEqual([
+      "accepted_upon_submission",
+    ]);
+    const tooHigh = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 150 });
+    expect((await briefingOf(tooHigh.id)).json.data.authorizations.map((a: any) => a.status)).toEqual([
+      "rejected_upon_submission",
     ]);
   });
 
@@ -198,6 +231,59 @@ describe("LAANC on submit (CONTRACT §7)", () => {
     expect(res.json.data.errors).toEqual([
       { name: "rulesets", message: "unknown ruleset usa_part_999; POST /rules/v1/ lists those for an area" },
     ]);
+  });
+});
+
+describe("GET /flight/v2/plan/batch/authorizations", () => {
+  const batch = (ids: string[], token = pilot.token, apiKey = account.apiKey) =>
+    call(`/flight/v2/plan/batch/authorizations?flight_plan_ids=${ids.join(",")}`, { apiKey, token });
+
+  it("answers each of the pilot's plans in the order asked: stored once submitted, expected before", async () => {
+    const submitted = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 60 });
+    await submit(submitted.id);
+    const planned = await fallonPlan({ geometry: FALLON_TWO_CELLS_AREA, max_altitude_agl: 300 * FT });
+    const outside = await createPlan(account, pilot.token, { rulesets: ["usa_part_107"] });
+    const res = await batch([planned.id, submitted.id, outside.id]);
+    expect(res.status).toBe(200);
+    expect(
+      res.json.data.map((e: any) => [e.flight_plan_id, e.authorizations.map((a: any) => a.status)]),
+    ).toEqual([
+      [planned.id, ["pending"]],
+      [submitted.id, ["accepted"]],
+      [outside.id, []],
+    ]);
+    expect(res.json.data[1].authorizations[0]).toMatchObject({
+      authority: { id: "faa-laanc", name: "FAA LAANC" },
+      description: expect.any(String),
+      message: expect.any(String),
+    });
+    const rejected = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 150 });
+    expect((await batch([rejected.id])).json.data[0].authorizations[0].status).toBe(
+      "rejected_upon_submission",
+    );
+  });
+
+  it("is the pilot's own: 404 for unknown plans, 403 for another pilot's, 400 without ids", async () => {
+    const plan = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 60 });
+    const missing = await batch([plan.id, "flight_plan|nope"]);
+    expect(missing.status).toBe(404);
+    expect(missing.json.data.message).toMatch(/flight_plan\|nope/);
+    const other = await tokenFor(account, "another-batch-pilot");
+    expect((await batch([plan.id], other.token)).status).toBe(403);
+    expect(
+      (
+        await call(`/flight/v2/plan/batch/authorizations?flight_plan_ids=${plan.id}`, {
+          apiKey: account.apiKey,
+        })
+      ).status,
+    ).toBe(401);
+    const bare = await call("/flight/v2/plan/batch/authorizations", {
+      apiKey: account.apiKey,
+      token: pilot.token,
+    });
+    expect(bare.status).toBe(400);
+    expect(bare.json.data.errors.map((e: any) => e.name)).toEqual(["flight_plan_ids"]);
+    expect((await batch([","])).status).toBe(400);
   });
 });
 

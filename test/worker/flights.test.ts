@@ -266,7 +266,15 @@ describe("flight lifecycle", () => {
     const planned = await flightAt(account, token, { start_time: iso(Date.now() + hour) });
     await call(`/flight/v2/${planned.id}/start-comm`, { method: "POST", apiKey: account.apiKey, token });
     const telemetry = env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(planned.id));
-    const record = { sessionId: "s", serial: 1, index: 0, type: "barometer", timestamp: 1, receivedAt: 2 };
+    const record = {
+      sessionId: "s",
+      datagram: "#1",
+      serial: 1,
+      index: 0,
+      type: "barometer",
+      timestamp: 1,
+      receivedAt: 2,
+    };
     await telemetry.ingest([{ ...record, fields: { pressure: 1013 } }]);
     expect(
       (await telemetry.read({ since: 0, limit: 10, types: undefined, after: undefined })).records,

@@ -1,12 +1,21 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { bowTie } from "../geometries";
-import { FALLON_CELL_AREA, LONDON_AREA, loadAirspaceFixtures, PARIS_AREA } from "./airspaceFixtures";
-import { call, createAccount, type TestAccount } from "./helpers";
+import {
+  FALLON_CELL_AREA,
+  FALLON_TWO_CELLS_AREA,
+  LONDON_AREA,
+  loadAirspaceFixtures,
+  PARIS_AREA,
+} from "./airspaceFixtures";
+import { createPlan } from "./flightFixtures";
+import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 let account: TestAccount;
+let pilot: { token: string; pilotId: string };
 beforeAll(async () => {
   await loadAirspaceFixtures();
   account = await createAccount();
+  pilot = await tokenFor(account, "evaluated-pilot");
 });
 
 const rules = (body: unknown, path = "/rules/v1/") =>
@@ -34,12 +43,27 @@ describe("POST /rules/v1/", () => {
       expect.arrayContaining(["controlled_airspace", "laanc", "tfr", "airport"]),
     );
     expect(part107.flight_features).toContainEqual({
+      id: expect.any(Number),
+      code: "flight_max_altitude_agl",
       flight_feature: "flight_max_altitude_agl",
       description: "Highest altitude above ground level the aircraft will reach",
       input_type: "float",
       measurement_type: "distance",
       measurement_unit: "meters",
+      is_calculated: true,
     });
+    // The SDKs spell it meters_per_sec (C++ ruleset.cpp, Kotlin Rules.kt).
+    expect(part107.flight_features).toContainEqual(
+      expect.objectContaining({
+        code: "flight_max_speed",
+        measurement_unit: "meters_per_sec",
+        is_calculated: false,
+      }),
+    );
+    // The LAANC rule names the altitude LAANC decides by, so a client knows to ask for it.
+    expect(part107.rules.find((r: any) => r.id === 10710).flight_features.map((f: any) => f.code)).toEqual([
+      "flight_max_altitude_agl",
+    ]);
     expect(part107.flight_features).toContainEqual(
       expect.objectContaining({
         flight_feature: "uav_weight",
@@ -124,5 +148,265 @@ describe("POST /rules/v1/", () => {
     expect((await call("/rules/v1/", { method: "POST", body: { geometry: FALLON_CELL_AREA } })).status).toBe(
       401,
     );
+  });
+});
+
+describe("GET /rules/v1/{ruleset_id} and GET /rules/v1/rule?rulesets=", () => {
+  const listed = async () => (await rules({ geometry: FALLON_CELL_AREA })).json.data as any[];
+
+  it("serves one ruleset, the same object POST /rules/v1/ lists", async () => {
+    const res = await call("/rules/v1/usa_part_107", { apiKey: account.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual((await listed()).find((r) => r.id === "usa_part_107"));
+    expect(res.json.data.rules).toHaveLength(14);
+    // The C++ SDK's empty query: a bare `?`.
+    expect((await call("/rules/v1/usa_part_107?", { apiKey: account.apiKey })).json.data).toEqual(
+      res.json.data,
+    );
+  });
+
+  it("serves several by a comma-separated list, in display order, with the same data", async () => {
+    const all = await listed();
+    const res = await call("/rules/v1/rule?rulesets=usa_advisories,usa_part_107", { apiKey: account.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual([all[0], all[3]]);
+    const encoded = await call("/rules/v1/rule?rulesets=usa_part_107%2Cusa_advisories", {
+      apiKey: account.apiKey,
+    });
+    expect(encoded.json.data.map((r: any) => r.id)).toEqual(["usa_part_107", "usa_advisories"]);
+  });
+
+  it("never takes `rule` for a ruleset id, and names what is wrong", async () => {
+    const bare = await call("/rules/v1/rule", { apiKey: account.apiKey });
+    expect(bare.status).toBe(400);
+    expect(bare.json.data.errors.map((e: any) => e.name)).toEqual(["rulesets"]);
+    const unknown = await call("/rules/v1/rule?rulesets=usa_part_107,usa_part_999", {
+      apiKey: account.apiKey,
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.data.errors[0].message).toMatch(/usa_part_999/);
+    expect((await call("/rules/v1/usa_part_999", { apiKey: account.apiKey })).status).toBe(404);
+    expect((await call("/rules/v1/usa_part_107")).status).toBe(401);
+  });
+});
+
+describe("POST /rules/v1/evaluation", () => {
+  const evaluate = (body: unknown) =>
+    call("/rules/v1/evaluation", { method: "POST", apiKey: account.apiKey, body });
+  const rule = (evaluation: any, id: number) =>
+    evaluation.rulesets.flatMap((r: any) => r.rules).find((r: any) => r.id === id);
+  const feature = (evaluation: any, ruleId: number, code: string) =>
+    rule(evaluation, ruleId).flight_features.find((f: any) => f.code === code);
+
+  it("evaluates as the C++ SDK sends it: rulesets as a comma string, doubles with .0", async () => {
+    const body = `{"geometry":${JSON.stringify(FALLON_CELL_AREA)},"rulesets":"usa_part_107,usa_advisories","flight_features":{"flight_max_altitude_agl":100.0,"uav_weight":1.0,"pilot_remote_certificate":true}}`;
+    const res = await evaluate(body);
+    expect(res.status).toBe(200);
+    const evaluation = res.json.data;
+    expect(evaluation.rulesets.map((r: any) => r.id)).toEqual(["usa_part_107", "usa_advisories"]);
+    expect(evaluation.rulesets[0]).toMatchObject({
+      name: "U.S. Small UAS Rule (Part 107)",
+      selection_type: "pick1",
+      jurisdiction: { id: 840, region: "federal" },
+    });
+    expect(rule(evaluation, 10701).status).toBe("not_conflicting");
+    expect(rule(evaluation, 10703).status).toBe("not_conflicting");
+    expect(rule(evaluation, 10704).status).toBe("missing_info");
+    expect(feature(evaluation, 10704, "flight_vlos")).toMatchObject({
+      status: "missing_info",
+      input_type: "bool",
+      is_calculated: false,
+      id: expect.any(Number),
+    });
+    // 100 m (328 ft) under the cell's 400 ft: LAANC would authorize it on submission.
+    expect(evaluation.authorizations).toEqual([
+      {
+        status: "accepted_upon_submission",
+        authority: { id: "faa-laanc", name: "FAA LAANC" },
+        message: expect.stringMatching(/Authorized automatically.*400 ft/),
+        description: expect.stringMatching(/KNFL/),
+      },
+    ]);
+    expect(rule(evaluation, 10710).status).toBe("not_conflicting");
+    expect(evaluation).toMatchObject({ color: "orange", airspace: { color: "orange" } });
+    expect(evaluation.airspace.advisories.map((a: any) => a.name)).toContain("FALLON CLASS D");
+    // No pilot to check for an area: the validations are unknown, and say so in `failures`.
+    expect(evaluation.validations.map((v: any) => [v.feature.code, v.status])).toEqual([
+      ["phone_number", "unknown"],
+      ["faa_registration_number", "unknown"],
+    ]);
+    expect(evaluation.failures).toEqual(["validation"]);
+  });
+
+  it("changes rule statuses and authorizations with the flight's features", async () => {
+    const over = (
+      await evaluate({
+        geometry: FALLON_CELL_AREA,
+        rulesets: ["usa_part_107"],
+        flight_features: {
+          flight_max_altitude_agl: 150,
+          uav_weight: 30,
+          pilot_remote_certificate: false,
+          flight_at_night: true,
+          uav_anticollision_lighting: false,
+          flight_over_people: false,
+        },
+      })
+    ).json.data;
+    expect(rule(over, 10701).status).toBe("conflicting");
+    expect(feature(over, 10701, "flight_max_altitude_agl").status).toBe("conflicting");
+    expect(rule(over, 10702).status).toBe("conflicting");
+    expect(rule(over, 10703).status).toBe("conflicting");
+    expect(rule(over, 10706).status).toBe("conflicting");
+    expect(rule(over, 10705).status).toBe("not_conflicting");
+    // 492 ft is above anything LAANC authorizes.
+    expect(over.authorizations.map((a: any) => a.status)).toEqual(["rejected_upon_submission"]);
+    expect(rule(over, 10710).status).toBe("conflicting");
+    expect(feature(over, 10710, "flight_max_altitude_agl").status).toBe("conflicting");
+
+    // Above the lowest cell (200 ft) but under 400: further coordination under Part 107.
+    const coordinated = (
+      await evaluate({
+        geometry: FALLON_TWO_CELLS_AREA,
+        rulesets: "usa_part_107",
+        flight_features: { flight_max_altitude_agl: 91.44, flight_at_night: "false" },
+      })
+    ).json.data;
+    expect(coordinated.authorizations.map((a: any) => a.status)).toEqual(["pending"]);
+    expect(rule(coordinated, 10710).status).toBe("missing_info");
+    expect(rule(coordinated, 10706).status).toBe("not_conflicting");
+    // …and refused for recreational flyers.
+    const recreational = (
+      await evaluate({
+        geometry: FALLON_TWO_CELLS_AREA,
+        rulesets: "usa_sec_44809",
+        flight_features: { flight_max_altitude_agl: 91.44 },
+      })
+    ).json.data;
+    expect(recreational.authorizations.map((a: any) => a.status)).toEqual(["rejected_upon_submission"]);
+    expect(rule(recreational, 44807).status).toBe("conflicting");
+  });
+
+  it("asks for what is missing: every condition feature, and the altitude LAANC needs", async () => {
+    const res = await evaluate({ geometry: FALLON_CELL_AREA, rulesets: "usa_part_107" });
+    const evaluation = res.json.data;
+    const part107 = evaluation.rulesets[0].rules;
+    for (const id of [10701, 10702, 10703, 10704, 10707, 10708, 10709])
+      expect(part107.find((r: any) => r.id === id).status).toBe("missing_info");
+    // `when` features are asked first: over people? at night?
+    expect(rule(evaluation, 10705).status).toBe("missing_info");
+    expect(feature(evaluation, 10706, "flight_at_night").status).toBe("missing_info");
+    expect(rule(evaluation, 10710).status).toBe("missing_info");
+    expect(feature(evaluation, 10710, "flight_max_altitude_agl").status).toBe("missing_info");
+    // Undecided, never absent: a client must not read "no authorization needed".
+    expect(evaluation.authorizations).toEqual([
+      expect.objectContaining({
+        status: "pending",
+        message: expect.stringMatching(/flight_max_altitude_agl/),
+      }),
+    ]);
+    // Rules that meet no airspace of theirs need nothing.
+    expect(rule(evaluation, 10711).status).toBe("not_conflicting");
+    expect(rule(evaluation, 10714).status).toBe("informational");
+  });
+
+  it("works out night from the flight's times (microseconds as the C++ SDK writes them)", async () => {
+    const at = (start: string) =>
+      evaluate({
+        geometry: FALLON_CELL_AREA,
+        rulesets: "usa_part_107",
+        start,
+        flight_features: { flight_max_altitude_agl: 50 },
+      });
+    // Fallon, 1 am local time.
+    const night = (await at("2026-06-22T08:00:00.123456Z")).json.data;
+    expect(feature(night, 10706, "flight_at_night")).toMatchObject({
+      status: "not_conflicting",
+      is_calculated: true,
+    });
+    expect(rule(night, 10706).status).toBe("missing_info");
+    expect(feature(night, 10706, "uav_anticollision_lighting").status).toBe("missing_info");
+    // Fallon, 1 pm local time.
+    const day = (await at("2026-06-21T20:00:00.000000Z")).json.data;
+    expect(rule(day, 10706).status).toBe("not_conflicting");
+  });
+
+  it("refuses bad input, naming each field", async () => {
+    const fields = async (body: unknown) => {
+      const res = await evaluate(body);
+      expect(res.status).toBe(400);
+      return res.json.data.errors.map((e: any) => e.name);
+    };
+    expect(await fields({ geometry: FALLON_CELL_AREA })).toEqual(["rulesets"]);
+    expect(await fields({ geometry: FALLON_CELL_AREA, rulesets: "" })).toEqual(["rulesets"]);
+    expect(await fields({ geometry: FALLON_CELL_AREA, rulesets: "usa_part_999" })).toEqual(["rulesets"]);
+    expect(await fields({ rulesets: "usa_part_107" })).toEqual(["geometry"]);
+    expect(await fields({ geometry: bowTie, rulesets: "usa_part_107" })).toEqual(["geometry"]);
+    expect(
+      await fields({
+        geometry: FALLON_CELL_AREA,
+        rulesets: "usa_part_107",
+        flight_features: { flight_max_altitude_agl: "high", flight_vlos: "maybe" },
+      }),
+    ).toEqual(["flight_features.flight_max_altitude_agl", "flight_features.flight_vlos"]);
+    expect(await fields({ geometry: FALLON_CELL_AREA, rulesets: "usa_part_107", start: "tomorrow" })).toEqual(
+      ["start"],
+    );
+    expect(
+      (
+        await call("/rules/v1/evaluation", {
+          method: "POST",
+          body: { geometry: FALLON_CELL_AREA, rulesets: "usa_part_107" },
+        })
+      ).status,
+    ).toBe(401);
+  });
+});
+
+describe("GET /rules/v1/{flight_plan_id}/evaluation", () => {
+  it("evaluates the account's plan with the API key alone, from its own fields and features", async () => {
+    const plan = await createPlan(account, pilot.token, {
+      takeoff_latitude: 39.479,
+      takeoff_longitude: -118.787,
+      geometry: FALLON_CELL_AREA,
+      max_altitude_agl: 150,
+      rulesets: ["usa_part_107"],
+      flight_features: { uav_weight: 2, pilot_remote_certificate: true },
+    });
+    // The raw `|` the C++ SDK writes into the path.
+    const res = await call(`/rules/v1/${plan.id}/evaluation`, { apiKey: account.apiKey });
+    expect(res.status).toBe(200);
+    const rules = res.json.data.rulesets[0].rules;
+    const status = (id: number) => rules.find((r: any) => r.id === id).status;
+    expect([status(10701), status(10702), status(10703), status(10704)]).toEqual([
+      "conflicting",
+      "not_conflicting",
+      "not_conflicting",
+      "missing_info",
+    ]);
+    expect(rules[0].flight_features[0]).toMatchObject({
+      code: "flight_max_altitude_agl",
+      is_calculated: true,
+    });
+    expect(res.json.data.authorizations.map((a: any) => a.status)).toEqual(["rejected_upon_submission"]);
+    expect(res.json.data.validations.map((v: any) => [v.feature.code, v.status])).toEqual([
+      ["phone_number", "invalid"],
+      ["faa_registration_number", "invalid"],
+    ]);
+    expect(res.json.data.failures).toEqual([]);
+    const encoded = await call(`/rules/v1/${encodeURIComponent(plan.id)}/evaluation`, {
+      apiKey: account.apiKey,
+    });
+    expect(encoded.json.data).toEqual(res.json.data);
+  });
+
+  it("is 404 for another account's plan and for an unknown one, 401 without a key", async () => {
+    const plan = await createPlan(account, pilot.token, { rulesets: ["usa_part_107"] });
+    const stranger = await createAccount("stranger");
+    expect((await call(`/rules/v1/${plan.id}/evaluation`, { apiKey: stranger.apiKey })).status).toBe(404);
+    expect((await call("/rules/v1/flight_plan|nope/evaluation", { apiKey: account.apiKey })).status).toBe(
+      404,
+    );
+    expect((await call(`/rules/v1/${plan.id}/evaluation`)).status).toBe(401);
   });
 });

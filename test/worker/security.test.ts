@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { base64url, fromBase64url } from "../../worker/lib/hash";
 import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import { clearKeyCache } from "../../worker/middleware/apiKey";
-import { createPlan, flightAt, hour, iso, planBody } from "./flightFixtures";
+import { createPlan, flightAt, hour, iso, planBody, square } from "./flightFixtures";
 import { call, createAccount, type TestAccount } from "./helpers";
 import { asPilot, newPilot, type TestPilot } from "./pilotFixtures";
 
@@ -34,6 +34,9 @@ const OTHER_ACCOUNT_404 = { [OTHER_ACCOUNT]: 404 };
  * Every route that takes an API key or a token. Adding a route is adding a line (and, when its path
  * names a new kind of record, creating the victim's one in `fixture()`).
  */
+/** A path along the test square's edges, for the path queries. */
+const SANTA_MONICA_PATH = { type: "LineString", coordinates: square.coordinates[0]!.slice(0, 3) };
+
 const ROUTES: ProtectedRoute[] = [
   { method: "POST", path: "/auth/v1/anonymous/token", guard: "key", body: { user_id: "matrix" } },
   { method: "GET", path: "/pilot/v2/profile", guard: "token" },
@@ -102,13 +105,155 @@ const ROUTES: ProtectedRoute[] = [
     overrides: { ...OTHER_ACCOUNT_404, [SAME_ACCOUNT]: 404 },
   },
   { method: "POST", path: "/flight/v2/{flight}/end", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  // Live flights: a private flight's conformance, tickets, page and HTTP ingest are its pilot's alone.
+  ...[
+    "GET /flight/v2/{flight}/conformance",
+    "POST /flight/v2/{flight}/ticket",
+    "GET /flight/v2/{flight}/live",
+  ].map((line) => {
+    const [method, path] = line.split(" ") as [string, string];
+    return {
+      method,
+      path,
+      guard: "optionalToken" as const,
+      overrides: { "no token": 404, [SAME_ACCOUNT]: 404 },
+    };
+  }),
+  {
+    method: "POST",
+    path: "/flight/v2/{flight}/telemetry",
+    guard: "ownPilot",
+    body: {
+      states: [
+        {
+          timestamp: { value: "2026-06-01T10:00:00Z", format: "RFC3339" },
+          position: { lat: 34.015, lng: -118.485, alt: 60 },
+          track: 0,
+          speed: 0,
+          vertical_speed: 0,
+        },
+      ],
+    },
+    overrides: { ...OTHER_ACCOUNT_404, [SAME_ACCOUNT]: 404 },
+  },
   { method: "POST", path: "/flight/v2/{planned}/delete", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  // The SDKs' flight and plan routes (sdk-routes.md): another account never learns a record exists.
+  {
+    method: "POST",
+    path: "/flight/v2/polygon",
+    guard: "token",
+    body: { latitude: 34.015, longitude: -118.485, geometry: square },
+  },
+  {
+    method: "POST",
+    path: "/flight/v2/path",
+    guard: "token",
+    body: {
+      latitude: 34.015,
+      longitude: -118.485,
+      geometry: { type: "LineString", coordinates: square.coordinates[0]!.slice(0, 3) },
+    },
+  },
+  { method: "DELETE", path: "/flight/v2/{planned}", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  {
+    method: "GET",
+    path: "/flight/v2/{submitted}/plan",
+    guard: "ownPilot",
+    // A private flight: whoever is not its pilot is told it does not exist.
+    overrides: { ...OTHER_ACCOUNT_404, [SAME_ACCOUNT]: 404 },
+  },
+  { method: "DELETE", path: "/flight/v2/plan/{plan}", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  {
+    method: "GET",
+    path: "/archive/v1/telemetry/position?flight_id={flight}",
+    guard: "ownPilot",
+    overrides: { ...OTHER_ACCOUNT_404, [SAME_ACCOUNT]: 404 },
+  },
+  {
+    method: "GET",
+    path: "/flight/v2/plan/batch/authorizations?flight_plan_ids={plan}",
+    guard: "ownPilot",
+    overrides: OTHER_ACCOUNT_404,
+  },
+  // Rules and evaluation: the API key alone (the C++ SDK sends no token), the plan-id route included.
+  // No rulesets in this database: the owner gets past the key to a 400/404.
+  {
+    method: "GET",
+    path: "/rules/v1/{plan}/evaluation",
+    guard: "key",
+    overrides: { ...OTHER_ACCOUNT_404, "no token": 200 },
+  },
+  {
+    method: "POST",
+    path: "/rules/v1/evaluation",
+    guard: "key",
+    body: { geometry: square, rulesets: "usa_part_107" },
+    overrides: { "own credentials": 400 },
+  },
+  {
+    method: "GET",
+    path: "/rules/v1/rule?rulesets=usa_part_107",
+    guard: "key",
+    overrides: { "own credentials": 400 },
+  },
+  { method: "GET", path: "/rules/v1/usa_part_107", guard: "key", overrides: { "own credentials": 404 } },
+  // Advisories, status, airspace, weather, system: the API key alone (the C++ SDK sends no token).
+  // No rulesets, airspace or weather provider in this database: the owner gets past the key to a 400/404/503.
+  {
+    method: "POST",
+    path: "/advisory/v1/airspace",
+    guard: "key",
+    body: { geometry: square, rulesets: "usa_part_107" },
+    overrides: { "own credentials": 400 },
+  },
+  // A plan's advisories: its account's key reads them without a token; another account's finds nothing.
+  {
+    method: "GET",
+    path: "/advisory/v1/airspace/{plan}",
+    guard: "key",
+    overrides: { ...OTHER_ACCOUNT_404, "no token": 200 },
+  },
+  {
+    method: "GET",
+    path: "/advisory/v1/weather?latitude=34.01&longitude=-118.48",
+    guard: "key",
+    overrides: { "own credentials": 503 },
+  },
+  {
+    method: "GET",
+    path: `/status/v2/polygon?geometry=${encodeURIComponent(JSON.stringify(square))}`,
+    guard: "key",
+  },
+  { method: "POST", path: "/status/v2/polygon", guard: "key", body: { geometry: square } },
+  {
+    method: "GET",
+    path: `/status/v2/path?geometry=${encodeURIComponent(JSON.stringify(SANTA_MONICA_PATH))}`,
+    guard: "key",
+  },
+  { method: "POST", path: "/status/v2/path", guard: "key", body: { geometry: SANTA_MONICA_PATH } },
+  {
+    method: "GET",
+    path: `/airspace/v2/search?geometry=${encodeURIComponent(JSON.stringify(square))}`,
+    guard: "key",
+  },
+  { method: "POST", path: "/airspace/v2/search", guard: "key", body: { geometry: square } },
+  { method: "GET", path: "/airspace/v2/list?ids=ourairports:KSMO", guard: "key" },
+  {
+    method: "GET",
+    path: "/airspace/v2/ourairports:KSMO",
+    guard: "key",
+    overrides: { "own credentials": 404 },
+  },
+  { method: "GET", path: "/system/v1/status", guard: "key" },
 ];
 
 /** The cast of every row: the victim pilot, a second pilot of the same account, another account. */
 interface Fixture {
   victim: TestPilot;
-  /** The victim's records that paths name: `{pilot}`, `{aircraft}`, `{plan}`, `{flight}` (active), `{planned}`. */
+  /**
+   * The victim's records that paths name: `{pilot}`, `{aircraft}`, `{plan}`, `{flight}` (active),
+   * `{planned}`, `{submitted}` (a planned flight made from a plan).
+   */
   ids: Record<string, string>;
   samePilotAccount: TestPilot;
   otherAccount: TestPilot;
@@ -236,6 +381,9 @@ async function forgeries(victim: TestPilot, attacker: TestPilot): Promise<Record
     "tampered payload": tampered,
     expired: await signToken({ ...claims, iat: now - 90_000, exp: now - 60 }, key),
     "another issuer": await signToken({ ...claims, iss: "https://evil.example/auth" }, key),
+    "issued in the future": await signToken({ ...claims, iat: now + 3600, exp: now + 7200 }, key),
+    "not valid yet (nbf)": await signToken({ ...claims, nbf: now + 3600 } as TokenClaims, key),
+    "living over 24 hours": await signToken({ ...claims, iat: now, exp: now + 30 * 86_400 }, key),
     "signed by another key": strangerSigned,
   };
 }
@@ -263,6 +411,10 @@ async function fixture(): Promise<Fixture> {
   const plan = await createPlan(victim.account, victim.token);
   const active = await flightAt(victim.account, victim.token, { start_time: iso(Date.now() - hour) });
   const planned = await flightAt(victim.account, victim.token, { start_time: iso(Date.now() + hour) });
+  const submittedPlan = await createPlan(victim.account, victim.token);
+  const submitted = await asPilot(victim, `/flight/v2/plan/${encodeURIComponent(submittedPlan.id)}/submit`, {
+    method: "POST",
+  });
   return {
     victim,
     ids: {
@@ -271,6 +423,7 @@ async function fixture(): Promise<Fixture> {
       plan: plan.id,
       flight: active.id,
       planned: planned.id,
+      submitted: submitted.json.data.flight_id,
     },
     samePilotAccount,
     otherAccount: await newPilot("victim"),
@@ -304,7 +457,9 @@ describe.each(ROUTES)("$method $path ($guard)", (route) => {
     });
     const expected = expectedFor(c)!;
     expect(res.status, res.text).toBe(expected);
-    if (expected >= 400) expect(res.json).toMatchObject({ status: "fail", data: { code: expected } });
+    // JSend: client errors are `fail`, server-side ones (503: a provider not configured) `error`.
+    if (expected >= 500) expect(res.json).toMatchObject({ status: "error", code: expected });
+    else if (expected >= 400) expect(res.json).toMatchObject({ status: "fail", data: { code: expected } });
   });
 });
 

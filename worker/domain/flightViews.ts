@@ -1,4 +1,6 @@
 import { isoTime } from "../lib/time";
+import type { Authorization } from "./airspace/laanc";
+import { wireAuthorizationStatus } from "./airspace/sdkEnums";
 import { maxLinearExtent } from "./flightArea";
 import type { Geometry, Polygon } from "./geojson";
 
@@ -42,6 +44,7 @@ export interface FlightRecord {
   city: string | null;
   state: string | null;
   country: string | null;
+  /** Spec 2.6 authorizations decided when the flight was created. */
   authorizations: unknown[];
 }
 
@@ -88,12 +91,29 @@ export function flightView(flight: FlightRecord) {
     start_time: isoTime(flight.startTime),
     end_time: isoTime(flight.endTime),
     created_at: isoTime(flight.createdAt),
+    // The Swift SDK reads the creation time under this name.
+    creation_date: isoTime(flight.createdAt),
     public: flight.public,
     notify: flight.notify,
     city: flight.city,
     state: flight.state,
     country: flight.country,
+    // Spec 2.6 statuses, as the deep-link callback hands them on.
     authorizations: flight.authorizations,
     permits: [] as unknown[],
+    statuses: flightStatuses(flight.id, flight.authorizations as Authorization[]),
   };
+}
+
+/**
+ * The authorizations as the Kotlin SDK's `Flight.statuses` reads them: `{id, manager_id, status}`
+ * with status only `accepted`, `rejected` or `pending` (it fails on any other string). A flight
+ * exists, so the mapping is the submitted one: `not_requested` and `cancelled` are rejections.
+ */
+export function flightStatuses(flightId: string, authorizations: Authorization[]) {
+  return authorizations.map((a, index) => ({
+    id: `${flightId}#${index + 1}`,
+    manager_id: a.authority.id,
+    status: wireAuthorizationStatus(a.status, true) as "accepted" | "rejected" | "pending",
+  }));
 }

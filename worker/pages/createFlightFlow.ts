@@ -8,6 +8,7 @@ import {
   unitForLocale,
 } from "../domain/deeplink/altitude";
 import { type Authorization, callbackProblem } from "../domain/deeplink/callbacks";
+import { FIRST_PARTY_PUBLIC_ID, registerHint } from "../domain/deeplink/firstParty";
 import {
   checkLinkFields,
   DEFAULT_BUFFER_METERS,
@@ -22,6 +23,7 @@ import type { Polygon } from "../domain/geojson";
 import type { Db } from "../env";
 import type { FieldError } from "../lib/jsend";
 import { findLinkAccount } from "../store/callbacks";
+import { findFirstPartyAccount, type LinkAccount } from "../store/firstPartyAccount";
 import type { PageApi } from "./api";
 import {
   DURATIONS_MINUTES,
@@ -32,8 +34,6 @@ import {
   PICK1_FIELD,
   START_OFFSETS_MINUTES,
 } from "./createFlight";
-
-export type LinkAccount = NonNullable<Awaited<ReturnType<typeof findLinkAccount>>>;
 
 export interface OpenedLink {
   account: LinkAccount;
@@ -49,16 +49,29 @@ export async function openLink(
   development: boolean,
 ): Promise<{ ok: true; link: OpenedLink } | { ok: false; problems: FieldError[] }> {
   const problems: FieldError[] = [];
-  const clientId = query.get("client_id");
-  const account = clientId ? await findLinkAccount(db, clientId) : null;
-  if (!clientId)
-    problems.push({ name: "client_id", message: "missing: the link does not say which application sent it" });
-  else if (!account)
-    problems.push({ name: "client_id", message: "names no active application of this service" });
+  // Spec 4.7's own link names no application: it opens for the service's first-party one.
+  const clientId = query.get("client_id") || FIRST_PARTY_PUBLIC_ID;
+  const account =
+    clientId === FIRST_PARTY_PUBLIC_ID
+      ? await findFirstPartyAccount(db)
+      : await findLinkAccount(db, clientId);
+  if (!account)
+    problems.push({
+      name: "client_id",
+      message:
+        clientId === FIRST_PARTY_PUBLIC_ID
+          ? "none given, and this service's own application is not set up (apply the D1 migrations)"
+          : "names no active application of this service",
+    });
   const check = checkLinkFields(linkFieldsFromQuery(query), "ignore");
   if (!check.ok) problems.push(...check.errors);
   if (check.ok && account && check.request.callbackUrl !== undefined) {
-    const problem = callbackProblem(check.request.callbackUrl, account.callbackPrefixes, development);
+    const problem = callbackProblem(
+      check.request.callbackUrl,
+      account.callbackPrefixes,
+      development,
+      registerHint(account.publicId),
+    );
     if (problem) problems.push({ name: "callback_url", message: problem });
   }
   if (!account || !check.ok || problems.length > 0) return { ok: false, problems };

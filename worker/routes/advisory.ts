@@ -2,11 +2,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { adviseArea } from "../domain/airspace/advisories";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom, unknownRulesetsError } from "../domain/airspace/inputs";
+import { withDecodedProperties } from "../domain/airspace/records";
 import { bboxOf } from "../domain/geojson";
 import type { Db } from "../env";
+import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, responses, security, timeInput } from "../lib/openapi";
+import { geometryInput, recordId, responses, security, timeInput } from "../lib/openapi";
 import { advisoryInputs } from "../store/airspace";
+import { areaAdvisoryInputs } from "../store/airspaceRecords";
+import { findPlan } from "../store/flights";
 
 /** An advisory as every airspace query lists it (spec 2.5). */
 export const AdvisoryFields = z.object({
@@ -69,32 +73,54 @@ const v1 = createRoute({
   responses: responses(AdvisoryResponse, "Color and advisories"),
 });
 
+const AdvisoryRequest = z
+  .object({
+    geometry: z.union([geometryInput, z.string()]),
+    rulesets: z.union([z.string(), z.array(z.string())]).openapi({
+      description: "Ruleset ids: a comma-separated string (or an array)",
+      example: "usa_part_107",
+    }),
+    ...window,
+  })
+  .openapi("AdvisoryRequest");
+const advisoryBody = { content: { "application/json": { schema: AdvisoryRequest } }, required: true };
+
 const v2 = createRoute({
   method: "post",
   path: "/advisory/v2/airspace",
   tags: ["Rules and advisories"],
   summary: "Advisories for a flight area under the chosen rulesets, with vertical extents",
   security,
-  request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z
-            .object({
-              geometry: geometryInput,
-              rulesets: z.union([z.string(), z.array(z.string())]).openapi({
-                description: "Ruleset ids: a comma-separated string (or an array)",
-                example: "usa_part_107",
-              }),
-              ...window,
-            })
-            .openapi("AdvisoryRequest"),
-        },
-      },
-      required: true,
-    },
-  },
+  request: { body: advisoryBody },
   responses: responses(AdvisoryResponse, "Color and advisories with `extents`"),
+});
+
+/** The SDKs' form of the v1 query: the same answer from a JSON body. */
+const v1ByBody = createRoute({
+  method: "post",
+  path: "/advisory/v1/airspace",
+  tags: ["Rules and advisories"],
+  summary: "Advisories for a flight area under the chosen rulesets (the GET's answer, from a JSON body)",
+  security,
+  request: { body: advisoryBody },
+  responses: responses(AdvisoryResponse, "Color and advisories"),
+});
+
+const forPlan = createRoute({
+  method: "get",
+  path: "/advisory/v1/airspace/{flight_plan_id}",
+  tags: ["Rules and advisories"],
+  summary:
+    "Advisories for a flight plan's area under its rulesets (the default selection where it has none); the API key of the plan's account is enough",
+  security,
+  request: {
+    params: z.object({ flight_plan_id: recordId("flight_plan_id") }),
+    query: z.object({
+      start: timeInput.optional().openapi({ description: "Default: the plan's start" }),
+      end: timeInput.optional().openapi({ description: "Default: the plan's end" }),
+    }),
+  },
+  responses: responses(AdvisoryResponse, "Color and advisories"),
 });
 
 async function advise(
@@ -108,9 +134,48 @@ async function advise(
   const { rulesets, features, cells } = await advisoryInputs(db, bboxOf(area), ids, timeWindow);
   const unknown = ids.filter((id) => !rulesets.some((r) => r.id === id));
   if (unknown.length > 0) throw unknownRulesetsError(unknown);
-  return adviseArea({ area, features, cells, rulesets, withExtents });
+  return decoded(adviseArea({ area, features, cells, rulesets, withExtents }));
+}
+
+/**
+ * A plan of the calling account (another account's plan does not exist for it: 404). The C++ SDK
+ * sends no pilot token here, so the account's API key is the credential.
+ */
+async function adviseForPlan(
+  db: Db,
+  accountId: string,
+  planId: string,
+  query: { start?: string; end?: string },
+) {
+  const plan = await findPlan(db, accountId, planId);
+  if (!plan) throw notFound("Flight plan");
+  const timeWindow =
+    query.start === undefined && query.end === undefined
+      ? { start: plan.startTime, end: plan.endTime }
+      : timeWindowFrom(query.start, query.end);
+  const { rulesets, features, cells } = await areaAdvisoryInputs(db, plan.area, 0, plan.rulesets, timeWindow);
+  return decoded(adviseArea({ area: plan.area, features, cells, rulesets, withExtents: false }));
+}
+
+/** Every advisory carries the `properties` members the SDK decoders read for its type. */
+function decoded<T extends { advisories: { type: string; properties: Record<string, unknown> }[] }>(
+  answer: T,
+): T {
+  return { ...answer, advisories: answer.advisories.map(withDecodedProperties) };
 }
 
 export const advisoryRoutes = createRouter()
   .openapi(v1, async (c) => success(c, await advise(c.var.db, c.req.valid("query"), false)))
-  .openapi(v2, async (c) => success(c, await advise(c.var.db, c.req.valid("json"), true)));
+  .openapi(v1ByBody, async (c) => success(c, await advise(c.var.db, c.req.valid("json"), false)))
+  .openapi(v2, async (c) => success(c, await advise(c.var.db, c.req.valid("json"), true)))
+  .openapi(forPlan, async (c) =>
+    success(
+      c,
+      await adviseForPlan(
+        c.var.db,
+        c.var.account.id,
+        c.req.valid("param").flight_plan_id,
+        c.req.valid("query"),
+      ),
+    ),
+  );

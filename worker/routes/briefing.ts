@@ -1,45 +1,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { adviseArea, laancOverArea } from "../domain/airspace/advisories";
 import { briefing } from "../domain/airspace/briefing";
-import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
-import { defaultSelection } from "../domain/airspace/rules";
-import { planView } from "../domain/flightViews";
-import { bboxOf } from "../domain/geojson";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { requireToken } from "../middleware/token";
-import { advisoryInputs, rulesetsFor } from "../store/airspace";
-import { findFlight } from "../store/flights";
-import { findPilot } from "../store/pilots";
+import { evaluatePlan } from "../services/evaluation";
 import { ownPlan } from "./flightPlans";
+import { AreaAdvisory, evaluationFields } from "./rules";
 
 const Briefing = z
   .object({
-    color: z.enum(["green", "yellow", "orange", "red"]),
-    advisories: z.array(z.record(z.string(), z.unknown())),
-    rulesets: z.array(
-      z.object({
-        id: z.string(),
-        rules: z.array(
-          z.object({
-            id: z.number().int(),
-            short_text: z.string(),
-            description: z.string(),
-            status: z.enum(["conflicting", "not_conflicting", "missing_info", "informational"]),
-          }),
-        ),
-      }),
-    ),
-    validations: z.array(z.record(z.string(), z.unknown())),
-    authorizations: z.array(
-      z.object({
-        description: z.string(),
-        status: z.enum(["pending", "accepted", "rejected", "not_requested", "cancelled"]),
-        message: z.string(),
-        authority: z.object({ id: z.string(), name: z.string() }),
-      }),
-    ),
+    flight_plan_id: z.string(),
+    created_at: z.string().openapi({ description: "When the briefing was made (ISO 8601)" }),
+    advisories: z.array(AreaAdvisory),
+    ...evaluationFields,
   })
   .openapi("Briefing");
 
@@ -56,43 +30,17 @@ const getBriefing = createRoute({
 });
 
 export const briefingRoutes = createRouter().openapi(getBriefing, async (c) => {
-  const db = c.var.db;
   const plan = await ownPlan(c, c.req.valid("param").plan_id);
   const now = Date.now();
-  // A plan without rulesets is briefed under the default selection where it flies.
-  const rulesetIds =
-    plan.rulesets.length > 0
-      ? plan.rulesets
-      : defaultSelection(await rulesetsFor(db, plan.area)).map((r) => r.id);
-  const [inputs, pilot, flight] = await Promise.all([
-    advisoryInputs(db, bboxOf(plan.area), rulesetIds, { start: plan.startTime, end: plan.endTime }),
-    findPilot(db, plan.accountId, plan.pilotId, { statistics: false, now }),
-    plan.flightId ? findFlight(db, plan.accountId, plan.flightId) : null,
-  ]);
-  const { color, advisories } = adviseArea({ area: plan.area, ...inputs, withExtents: true });
-  const authorizations = flight
-    ? (flight.authorizations as Authorization[])
-    : decideLaanc({
-        maxAltitudeAgl: plan.maxAltitudeAgl,
-        startTime: plan.startTime,
-        now,
-        rulesets: inputs.rulesets,
-        ...laancOverArea(plan.area, inputs.features, inputs.cells),
-      });
+  const evaluated = await evaluatePlan(c.var.db, plan, now);
   return success(
     c,
     briefing({
-      rulesets: inputs.rulesets,
-      color,
-      advisories,
-      features: planView(plan).flight_features,
-      authorizations,
-      submitted: flight !== null,
-      pilot: {
-        phone: pilot?.pilot.phone ?? null,
-        phoneVerified: pilot?.pilot.phoneVerified ?? false,
-        faaRegistrationNumber: pilot?.pilot.userMetadata.faa_registration_number,
-      },
+      ...evaluated.input,
+      planId: plan.id,
+      color: evaluated.color,
+      advisories: evaluated.advisories,
+      now,
     }),
   );
 });

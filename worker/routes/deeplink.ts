@@ -7,6 +7,7 @@ import {
   callbackRedirect,
   normalizePrefix,
 } from "../domain/deeplink/callbacks";
+import { registerHint } from "../domain/deeplink/firstParty";
 import { checkLinkFields, creationLink, type DynamicLinkConfig, dynamicLink } from "../domain/deeplink/link";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
 import type { AppEnv, Bindings } from "../env";
@@ -114,7 +115,12 @@ export const deeplinkRoutes = createRouter()
     const account = c.var.account;
     if (request.callbackUrl !== undefined) {
       const prefixes = (await listCallbackPrefixes(c.var.db, account.id)).map((p) => p.url);
-      const problem = callbackProblem(request.callbackUrl, prefixes, isDevelopment(c.env));
+      const problem = callbackProblem(
+        request.callbackUrl,
+        prefixes,
+        isDevelopment(c.env),
+        registerHint(account.publicId),
+      );
       if (problem) throw badRequest("callback_url", problem);
     }
     const unknown = await unknownRulesetIds(c.var.db, request.rulesetIds ?? []);
@@ -141,7 +147,7 @@ const PAGE_PATH = "/create_flight/v1";
 
 /**
  * The web flight-creation page (spec 4.7), public: it acts for the account its link names by
- * `client_id`, through the API that `apiFetch` serves. It works without scripts: the form posts
+ * `client_id` (the service's own application when it names none), through the API that `apiFetch` serves. It works without scripts: the form posts
  * back here, and the pilot either sees the form again with its errors or goes on to the callback.
  */
 export function createFlightPageRoutes(apiFetch: ApiFetch) {

@@ -1,26 +1,27 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { createRouter } from "../app";
-import { areaSizeError, unknownRulesetsError } from "../domain/airspace/inputs";
-import { flightArea, geometryError, geometryProblem } from "../domain/flightArea";
+import { createRouter, validationError } from "../app";
+import { unknownRulesetsError } from "../domain/airspace/inputs";
 import { planView } from "../domain/flightViews";
-import { bboxOf, type Geometry, type LineString, type Point, type Polygon } from "../domain/geojson";
+import { bboxOf, type Geometry } from "../domain/geojson";
 import type { AppEnv } from "../env";
-import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
+import { ApiError, badRequest, conflict, forbidden, notFound } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { geometryInput, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
-import { parseTime } from "../lib/time";
 import { requireToken } from "../middleware/token";
-import { authorizationsForPlan, locatePoint, unknownRulesetIds } from "../store/airspace";
+import { checkAircraft, checkedFlightArea, createPlanFlight, flightWindow } from "../services/flightCreation";
+import { unknownRulesetIds } from "../store/airspace";
 import {
+  deleteSubmittedPlan,
+  deleteUnsubmittedPlan,
   type FlightPlanRow,
+  findFlight,
   findPlan,
   insertPlan,
-  ownsAircraft,
-  submitPlan,
   updateUnsubmittedPlan,
 } from "../store/flights";
+import { forgetTelemetry } from "./flights";
 
 const altitude = z.number().min(0).max(10_000);
 const PlanFields = z.object({
@@ -43,9 +44,9 @@ const PlanPatch = PlanFields.partial().openapi("FlightPlanPatch");
 const PlanView = z.record(z.string(), z.unknown()).openapi("FlightPlan");
 
 const planParams = z.object({ plan_id: recordId("plan_id") });
-const json = <T extends z.ZodType>(schema: T, required = true) => ({
+const json = <T extends z.ZodType>(schema: T) => ({
   content: { "application/json": { schema } },
-  required,
+  required: true,
 });
 
 const createPlan = createRoute({
@@ -81,15 +82,55 @@ const patchPlan = createRoute({
   responses: responses(PlanView, "The changed plan"),
 });
 
+const SubmitBody = z.object({ public: z.boolean().optional() });
+
+/**
+ * Documented, not validated by the router: the SDKs send this body four ways (JSON, form-encoded,
+ * JSON content type with no body, nothing at all) and `submitVisibility` reads them all.
+ */
+const submitBodySchema = (publicType: "boolean" | "string") => ({
+  schema: {
+    type: "object" as const,
+    properties: {
+      public: {
+        type: publicType,
+        ...(publicType === "string" ? { enum: ["true", "false"] } : {}),
+        description: "Whether the flight is public (default false)",
+      },
+    },
+  },
+});
+
 const submit = createRoute({
   method: "post",
   path: "/flight/v2/plan/{plan_id}/submit",
   tags: ["Flight plans"],
-  summary: "Create the plan's flight (once; again is 409)",
+  summary: "Create the plan's flight (once; again is 409). The body is optional, also when its type is JSON",
   security: securityWithToken,
   middleware: [requireToken] as const,
-  request: { params: planParams, body: json(z.object({ public: z.boolean().optional() }), false) },
+  request: {
+    params: planParams,
+    body: {
+      content: {
+        "application/json": submitBodySchema("boolean"),
+        "application/x-www-form-urlencoded": submitBodySchema("string"),
+      },
+      required: false,
+    },
+  },
   responses: responses(PlanView, "The plan with `flight_id`"),
+});
+
+const deletePlan = createRoute({
+  method: "delete",
+  path: "/flight/v2/plan/{plan_id}",
+  tags: ["Flight plans"],
+  summary:
+    "Delete a plan; a submitted plan goes with its flight while that has not started (409 once it has)",
+  security: securityWithToken,
+  middleware: [requireToken] as const,
+  request: { params: planParams },
+  responses: responses(z.object({ id: z.string() }), "The deleted plan's `id`"),
 });
 
 type PlanInput = z.infer<typeof PlanFields>;
@@ -99,24 +140,15 @@ async function validatedPlan(c: Context<AppEnv>, input: PlanInput, pilotId: stri
   if (input.pilot_id !== undefined && input.pilot_id !== pilotId) {
     throw forbidden("pilot_id must be the token's pilot");
   }
-  const startTime = parseTime(input.start_time, now)!;
-  const endTime = parseTime(input.end_time, now)!;
-  if (endTime < startTime) throw badRequest("end_time", "must not be before start_time");
+  const { startTime, endTime } = flightWindow(input.start_time, input.end_time, now);
   const minAltitude = input.min_altitude_agl ?? 0;
   if (minAltitude > input.max_altitude_agl)
     throw badRequest("min_altitude_agl", "must not exceed max_altitude_agl");
   const unknownRulesets = await unknownRulesetIds(c.var.db, input.rulesets ?? []);
   if (unknownRulesets.length > 0) throw unknownRulesetsError(unknownRulesets);
   const buffer = input.buffer ?? 0;
-  const problem = geometryProblem(input.geometry, buffer);
-  if (problem) throw geometryError(problem);
-  const geometry = input.geometry as unknown as Polygon | LineString | Point;
-  if (input.aircraft_id && !(await ownsAircraft(c.var.db, pilotId, input.aircraft_id))) {
-    throw badRequest("aircraft_id", "not one of the pilot's aircraft");
-  }
-  const area = flightArea(geometry, buffer);
-  const tooWide = areaSizeError(area);
-  if (tooWide) throw tooWide;
+  const area = checkedFlightArea(input.geometry, buffer);
+  await checkAircraft(c.var.db, pilotId, input.aircraft_id);
   return {
     takeoffLatitude: input.takeoff_latitude,
     takeoffLongitude: input.takeoff_longitude,
@@ -125,7 +157,7 @@ async function validatedPlan(c: Context<AppEnv>, input: PlanInput, pilotId: stri
     maxAltitudeAgl: input.max_altitude_agl,
     minAltitudeAgl: minAltitude,
     buffer,
-    geometry: geometry as Geometry,
+    geometry: input.geometry as unknown as Geometry,
     area,
     ...bboxOf(area),
     aircraftId: input.aircraft_id ?? null,
@@ -193,31 +225,56 @@ export const flightPlanRoutes = createRouter()
   .openapi(submit, async (c) => {
     const plan = await ownPlan(c, c.req.valid("param").plan_id);
     if (plan.flightId) throw conflict("This flight plan was already submitted");
-    const [place, authorizations] = await Promise.all([
-      locatePoint(c.var.db, plan.takeoffLatitude, plan.takeoffLongitude),
-      authorizationsForPlan(c.var.db, plan),
-    ]);
-    const flight = await submitPlan(c.var.db, plan.id, {
-      id: newId("flight"),
-      accountId: plan.accountId,
-      pilotId: plan.pilotId,
-      latitude: plan.takeoffLatitude,
-      longitude: plan.takeoffLongitude,
-      buffer: plan.buffer,
-      geometry: plan.area,
-      minLat: plan.minLat,
-      minLng: plan.minLng,
-      maxLat: plan.maxLat,
-      maxLng: plan.maxLng,
-      maxAltitude: plan.maxAltitudeAgl,
-      startTime: plan.startTime,
-      endTime: plan.endTime,
-      createdAt: Date.now(),
-      public: c.req.valid("json").public ?? false,
-      notify: false,
-      ...place,
-      authorizations,
-    });
+    const visibility = await submitVisibility(c);
+    const flight = await createPlanFlight(c.var.db, plan, { public: visibility ?? false }, Date.now());
     if (!flight) throw conflict("This flight plan was already submitted");
     return success(c, planView({ ...plan, flightId: flight.id }));
+  })
+  .openapi(deletePlan, async (c) => {
+    const plan = await ownPlan(c, c.req.valid("param").plan_id);
+    const now = Date.now();
+    if (!plan.flightId) {
+      if (!(await deleteUnsubmittedPlan(c.var.db, plan.id)))
+        throw conflict("This flight plan was submitted meanwhile; delete it again to remove its flight too");
+      return success(c, { id: plan.id });
+    }
+    const flightId = plan.flightId;
+    const flight = await findFlight(c.var.db, plan.accountId, flightId);
+    if (!(await deleteSubmittedPlan(c.var.db, { ...plan, flightId }, now)))
+      throw conflict("This plan's flight has started; a plan is kept with the flight it created");
+    if (flight) await forgetTelemetry(c, flightId, now);
+    return success(c, { id: plan.id });
   });
+
+/**
+ * `public` from the submit body as each SDK sends it: JSON `{"public": true}` (Swift), a JSON
+ * content type with an empty body (C++), form-encoded `public=true` or no field (Kotlin), or no body.
+ * Undefined when not given; a body of another type is 415, an unreadable one 400.
+ */
+async function submitVisibility(c: Context<AppEnv>): Promise<boolean | undefined> {
+  // Decoded here: workerd warns when a form-typed body is read with text().
+  const text = new TextDecoder().decode(await c.req.arrayBuffer());
+  if (text.trim() === "") return undefined;
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  let fields: unknown;
+  if (type === "application/json" || type.endsWith("+json")) {
+    try {
+      fields = JSON.parse(text);
+    } catch {
+      throw badRequest("body", "not valid JSON");
+    }
+  } else if (type === "application/x-www-form-urlencoded") {
+    const form = new URLSearchParams(text);
+    const value = form.get("public");
+    fields = {
+      public: value === null ? undefined : value === "true" ? true : value === "false" ? false : value,
+    };
+  } else {
+    throw new ApiError(415, "Send the body as application/json or application/x-www-form-urlencoded", [
+      { name: "content-type", message: "application/json or application/x-www-form-urlencoded" },
+    ]);
+  }
+  const parsed = SubmitBody.safeParse(fields);
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  return parsed.data.public;
+}

@@ -1,19 +1,26 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import { bufferCircle, geometryError, geometryProblem } from "../domain/flightArea";
+import { geometryError, geometryProblem } from "../domain/flightArea";
 import { flightState } from "../domain/flightState";
-import { flightView } from "../domain/flightViews";
-import { bboxOf, type Geometry, unwrapGeometry } from "../domain/geojson";
+import { flightView, planView } from "../domain/flightViews";
+import { type Geometry, unwrapGeometry } from "../domain/geojson";
 import type { AppEnv } from "../env";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
-import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
-import { booleanFlag, recordId, responses, security, securityWithToken, timeInput } from "../lib/openapi";
-import { isoTime, parseTime } from "../lib/time";
+import {
+  booleanFlag,
+  geometryInput,
+  recordId,
+  responses,
+  security,
+  securityWithToken,
+  timeInput,
+} from "../lib/openapi";
+import { parseTime } from "../lib/time";
 import { optionalToken, requireToken } from "../middleware/token";
-import { authorizationsForPlan, locatePoint } from "../store/airspace";
+import { createDirectFlight, type FlightGeometry, flightWindow } from "../services/flightCreation";
 import {
   deletePlannedFlight,
   endFlight,
@@ -22,43 +29,80 @@ import {
   type FlightFilter,
   type FlightRow,
   findFlight,
-  insertFlight,
+  findPlan,
   listFlights,
   listIntersectingFlights,
-  ownsAircraft,
 } from "../store/flights";
 import { closeSessions } from "../store/telemetrySessions";
 import { telemetryOf } from "../telemetry/flightTelemetry";
 
-const FOUR_HOURS_MS = 4 * 60 * 60 * 1000;
+const DEFAULT_BUFFER_METERS = 100;
 
 const FlightView = z.record(z.string(), z.unknown()).openapi("Flight");
+const PlanView = z.record(z.string(), z.unknown()).openapi("FlightPlan");
 const flightParams = z.object({ flight_id: recordId("flight_id") });
+
+/** The body every SDK sends to `/point`, `/polygon` and `/path` (C++ `codec/json/flights.cpp`). */
+const flightFields = {
+  latitude: z.number().min(-90).max(90).openapi({ description: "Take-off latitude" }),
+  longitude: z.number().min(-180).max(180).openapi({ description: "Take-off longitude" }),
+  max_altitude: z.number().min(0).max(10_000).optional().openapi({ description: "Meters AGL" }),
+  start_time: timeInput.optional(),
+  end_time: timeInput.optional(),
+  public: z.boolean().optional(),
+  notify: z.boolean().optional(),
+  aircraft_id: z.string().max(64).nullable().optional(),
+};
 
 const PointCreate = z
   .object({
-    latitude: z.number().min(-90).max(90),
-    longitude: z.number().min(-180).max(180),
-    max_altitude: z.number().min(0).max(10_000).optional(),
-    buffer: z.number().gt(0).max(100_000).optional(),
-    start_time: timeInput.optional(),
-    end_time: timeInput.optional(),
-    public: z.boolean().optional(),
-    notify: z.boolean().optional(),
-    aircraft_id: z.string().max(64).nullable().optional(),
+    ...flightFields,
+    buffer: z.number().gt(0).max(100_000).optional().openapi({ description: "Radius, meters (100)" }),
   })
   .openapi("FlightByPoint");
 
-const createByPoint = createRoute({
-  method: "post",
-  path: "/flight/v2/point",
-  tags: ["Flights"],
-  summary: "Create a flight around a point: the buffer circle (default 100 m) is its area",
-  security: securityWithToken,
-  middleware: [requireToken] as const,
-  request: { body: { content: { "application/json": { schema: PointCreate } }, required: true } },
-  responses: responses(FlightView, "The flight, with its `id`"),
-});
+const AreaCreate = z
+  .object({
+    ...flightFields,
+    buffer: z
+      .number()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .openapi({ description: "Meters around a path (default 100); a polygon is its own area" }),
+    geometry: geometryInput,
+  })
+  .openapi("FlightByArea");
+
+type CreateInput = z.infer<typeof PointCreate> | z.infer<typeof AreaCreate>;
+
+const createRouteFor = <T extends typeof PointCreate | typeof AreaCreate>(
+  shape: "point" | "polygon" | "path",
+  schema: T,
+  summary: string,
+) =>
+  createRoute({
+    method: "post",
+    path: `/flight/v2/${shape}`,
+    tags: ["Flights"],
+    summary,
+    security: securityWithToken,
+    middleware: [requireToken] as const,
+    request: { body: { content: { "application/json": { schema } }, required: true } },
+    responses: responses(FlightView, "The flight, as `GET /flight/v2/{flight_id}` returns it"),
+  });
+
+const createByPoint = createRouteFor(
+  "point",
+  PointCreate,
+  "Create a flight around a point: the buffer circle (default 100 m) is its area",
+);
+const createByPolygon = createRouteFor("polygon", AreaCreate, "Create a flight over a GeoJSON Polygon");
+const createByPath = createRouteFor(
+  "path",
+  AreaCreate,
+  "Create a flight along a GeoJSON LineString, buffered by `buffer` meters (default 100)",
+);
 
 const getFlight = createRoute({
   method: "get",
@@ -109,10 +153,10 @@ const list = createRoute({
   ),
 });
 
-const lifecycle = (action: "end" | "delete", summary: string, data: z.ZodType) =>
+const lifecycle = (method: "post" | "delete", path: string, summary: string, data: z.ZodType) =>
   createRoute({
-    method: "post",
-    path: `/flight/v2/{flight_id}/${action}`,
+    method,
+    path,
     tags: ["Flights"],
     summary,
     security: securityWithToken,
@@ -121,18 +165,38 @@ const lifecycle = (action: "end" | "delete", summary: string, data: z.ZodType) =
     responses: responses(data, "Done"),
   });
 const end = lifecycle(
-  "end",
-  "End an active flight now (409 unless active)",
-  z.object({ end_time: z.string() }),
+  "post",
+  "/flight/v2/{flight_id}/end",
+  "End an active flight now (409 unless active); the flight with its new `end_time`",
+  FlightView,
 );
+const DeletedView = z.object({ id: z.string() });
 const remove = lifecycle(
-  "delete",
+  "post",
+  "/flight/v2/{flight_id}/delete",
   "Delete a flight before it starts (409 after)",
-  z.object({ id: z.string() }),
+  DeletedView,
+);
+const removeByMethod = lifecycle(
+  "delete",
+  "/flight/v2/{flight_id}",
+  "Delete a flight before it starts (409 after); the same as POST …/delete",
+  DeletedView,
 );
 
+const getFlightPlan = createRoute({
+  method: "get",
+  path: "/flight/v2/{flight_id}/plan",
+  tags: ["Flights"],
+  summary: "The plan the pilot's flight was submitted from (404 for a flight made without a plan)",
+  security: securityWithToken,
+  middleware: [requireToken] as const,
+  request: { params: flightParams },
+  responses: responses(PlanView, "The flight plan"),
+});
+
 /** A flight the caller may read: the own, or a public one of the account; otherwise 404. */
-async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {
+export async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {
   const flight = await findFlight(c.var.db, c.var.account.id, flightId);
   if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
   return flight;
@@ -178,51 +242,69 @@ function parseFilterGeometry(text: string): Geometry {
   return inner as Geometry;
 }
 
-export const flightRoutes = createRouter()
-  .openapi(createByPoint, async (c) => {
-    const input = c.req.valid("json");
-    const pilotId = c.var.pilotId!;
-    const now = Date.now();
-    const startTime = input.start_time ? parseTime(input.start_time, now)! : now;
-    const endTime = input.end_time ? parseTime(input.end_time, now)! : startTime + FOUR_HOURS_MS;
-    if (endTime < startTime) throw badRequest("end_time", "must not be before start_time");
-    if (input.aircraft_id && !(await ownsAircraft(c.var.db, pilotId, input.aircraft_id))) {
-      throw badRequest("aircraft_id", "not one of the pilot's aircraft");
-    }
-    const buffer = input.buffer ?? 100;
-    const area = bufferCircle([input.longitude, input.latitude], buffer);
-    const maxAltitude = input.max_altitude ?? 0;
-    const [place, authorizations] = await Promise.all([
-      locatePoint(c.var.db, input.latitude, input.longitude),
-      authorizationsForPlan(c.var.db, {
-        area,
-        maxAltitudeAgl: maxAltitude,
-        rulesets: [],
-        startTime,
-        endTime,
-      }),
-    ]);
-    const flight = await insertFlight(c.var.db, {
-      id: newId("flight"),
+/** A flight by point, polygon or path: the one creation path, for the token's pilot. */
+async function createFlightFrom(c: Context<AppEnv>, input: CreateInput, geometry: FlightGeometry) {
+  const now = Date.now();
+  const flight = await createDirectFlight(
+    c.var.db,
+    {
       accountId: c.var.account.id,
-      pilotId,
-      flightPlanId: null,
-      aircraftId: input.aircraft_id ?? null,
+      pilotId: c.var.pilotId!,
       latitude: input.latitude,
       longitude: input.longitude,
-      buffer,
-      geometry: area,
-      ...bboxOf(area),
-      maxAltitude,
-      startTime,
-      endTime,
-      createdAt: now,
+      geometry,
+      buffer: input.buffer ?? DEFAULT_BUFFER_METERS,
+      maxAltitude: input.max_altitude ?? 0,
+      ...flightWindow(input.start_time, input.end_time, now),
       public: input.public ?? false,
       notify: input.notify ?? false,
-      ...place,
-      authorizations,
-    });
-    return success(c, flightView(flight));
+      aircraftId: input.aircraft_id ?? null,
+    },
+    now,
+  );
+  return success(c, flightView(flight));
+}
+
+/** The geometry a `/polygon` or `/path` body must carry: 400 naming `geometry` for another type. */
+function geometryOfType(input: z.infer<typeof AreaCreate>, type: "Polygon" | "LineString"): FlightGeometry {
+  const { geometry } = input;
+  if (geometry.type !== type) {
+    const other =
+      type === "Polygon" ? "/flight/v2/path for a LineString" : "/flight/v2/polygon for a Polygon";
+    throw badRequest("geometry", `must be a ${type} here (use ${other})`);
+  }
+  return geometry as unknown as FlightGeometry;
+}
+
+/** Deletes the pilot's flight before it starts, with everything recorded for it. */
+async function deleteFlight(c: Context<AppEnv>, flightId: string) {
+  const flight = await ownFlight(c, flightId);
+  const now = Date.now();
+  if (flightState(flight, now) !== "planned" || !(await deletePlannedFlight(c.var.db, flight, now))) {
+    throw conflict("A flight can be deleted only before it starts");
+  }
+  await forgetTelemetry(c, flight.id, now);
+  return success(c, { id: flight.id });
+}
+
+/** A pilot may open a telemetry session before take-off: none of it outlives a deleted flight. */
+export async function forgetTelemetry(c: Context<AppEnv>, flightId: string, now: number) {
+  await closeSessions(c.var.db, flightId, now);
+  await telemetryOf(c.env, flightId).erase();
+}
+
+export const flightRoutes = createRouter()
+  .openapi(createByPoint, (c) => {
+    const input = c.req.valid("json");
+    return createFlightFrom(c, input, { type: "Point", coordinates: [input.longitude, input.latitude] });
+  })
+  .openapi(createByPolygon, (c) => {
+    const input = c.req.valid("json");
+    return createFlightFrom(c, input, geometryOfType(input, "Polygon"));
+  })
+  .openapi(createByPath, (c) => {
+    const input = c.req.valid("json");
+    return createFlightFrom(c, input, geometryOfType(input, "LineString"));
   })
   .openapi(getFlight, async (c) => {
     const flight = await readableFlight(c, c.req.valid("param").flight_id);
@@ -266,16 +348,15 @@ export const flightRoutes = createRouter()
     const ended = await endFlight(c.var.db, flight.id, now);
     if (!ended) throw conflict("This flight is no longer active");
     await closeSessions(c.var.db, flight.id, now);
-    return success(c, { end_time: isoTime(ended.endTime) });
+    // The C++ SDK reads `end_time`; the Kotlin SDK reads the whole flight.
+    return success(c, flightView(ended));
   })
-  .openapi(remove, async (c) => {
-    const flight = await ownFlight(c, c.req.valid("param").flight_id);
-    const now = Date.now();
-    if (flightState(flight, now) !== "planned" || !(await deletePlannedFlight(c.var.db, flight, now))) {
-      throw conflict("A flight can be deleted only before it starts");
-    }
-    // A pilot may open a telemetry session before take-off: none of it outlives the flight.
-    await closeSessions(c.var.db, flight.id, now);
-    await telemetryOf(c.env, flight.id).erase();
-    return success(c, { id: flight.id });
+  .openapi(remove, (c) => deleteFlight(c, c.req.valid("param").flight_id))
+  .openapi(removeByMethod, (c) => deleteFlight(c, c.req.valid("param").flight_id))
+  .openapi(getFlightPlan, async (c) => {
+    const flight = await readableFlight(c, c.req.valid("param").flight_id);
+    if (flight.pilotId !== c.var.pilotId) throw forbidden("Only the flight's pilot may read its plan");
+    const plan = flight.flightPlanId ? await findPlan(c.var.db, c.var.account.id, flight.flightPlanId) : null;
+    if (!plan) throw notFound("Flight plan");
+    return success(c, planView(plan));
   });

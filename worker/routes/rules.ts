@@ -1,43 +1,153 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { areaFrom } from "../domain/airspace/inputs";
-import { rulesetView } from "../domain/airspace/rules";
+import { evaluate } from "../domain/airspace/evaluation";
+import { areaFrom, rulesetIdsFrom, timeWindowFrom, unknownRulesetsError } from "../domain/airspace/inputs";
+import { featuresOf, rulesetView } from "../domain/airspace/rules";
+import {
+  AUTHORIZATION_STATUSES,
+  FAILURES,
+  INPUT_TYPES,
+  MEASUREMENT_TYPES,
+  MEASUREMENT_UNITS,
+  REGIONS,
+  RULE_STATUSES,
+  SELECTION_TYPES,
+  VALIDATION_STATUSES,
+} from "../domain/airspace/sdkEnums";
+import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, responses, security } from "../lib/openapi";
+import { geometryInput, recordId, responses, security, timeInput } from "../lib/openapi";
+import { evaluateArea, evaluatePlan } from "../services/evaluation";
 import { flightFeatureDefinitions, rulesetsFor } from "../store/airspace";
+import { findPlan } from "../store/flights";
+import { allFlightFeatures, rulesetsByIds } from "../store/rulesets";
+import { AdvisoryFields } from "./advisory";
 
-const RulesRequest = z.object({ geometry: geometryInput }).openapi("RulesRequest");
+/** Rules (spec 2.4) and rule evaluation, in the shapes the SDKs decode (sdk-routes.md, Rules). */
+
+const COLOR = z.enum(["green", "yellow", "orange", "red"]);
+
 const FlightFeature = z
   .object({
+    id: z.number().int().openapi({ description: "Stable 32-bit id of the feature" }),
+    code: z.string().openapi({ description: "The key to send in `flight_features`" }),
     flight_feature: z.string(),
     description: z.string(),
-    input_type: z.enum(["float", "bool"]),
-    measurement_type: z.string().nullable(),
-    measurement_unit: z.string().nullable(),
+    input_type: z.enum(INPUT_TYPES),
+    measurement_type: z.enum(MEASUREMENT_TYPES).nullable(),
+    measurement_unit: z.enum(MEASUREMENT_UNITS).nullable(),
+    is_calculated: z
+      .boolean()
+      .openapi({ description: "The service works it out from the flight plan; no need to ask" }),
   })
   .openapi("FlightFeature");
-const Ruleset = z
+
+const RulesetHeader = z.object({
+  id: z.string().openapi({ example: "usa_part_107" }),
+  name: z.string(),
+  short_name: z.string(),
+  description: z.string(),
+  selection_type: z.enum(SELECTION_TYPES),
+  default: z.boolean(),
+  jurisdiction: z.object({ id: z.number().int(), name: z.string(), region: z.enum(REGIONS) }),
+  airspace_types: z.array(z.string()),
+});
+
+const Ruleset = RulesetHeader.extend({
+  flight_features: z.array(FlightFeature),
+  rules: z.array(
+    z.object({
+      id: z.number().int(),
+      short_text: z.string(),
+      description: z.string(),
+      display_order: z.number().int(),
+      flight_features: z.array(FlightFeature),
+    }),
+  ),
+}).openapi("Ruleset");
+
+const RuleStatus = z.enum(RULE_STATUSES);
+
+export const EvaluatedRuleset = RulesetHeader.extend({
+  rules: z.array(
+    z.object({
+      id: z.number().int(),
+      short_text: z.string(),
+      description: z.string(),
+      status: RuleStatus,
+      display_order: z.number().int(),
+      flight_features: z.array(FlightFeature.extend({ status: RuleStatus })),
+    }),
+  ),
+}).openapi("EvaluatedRuleset");
+
+const Authority = z.object({ id: z.string(), name: z.string() });
+
+export const Validation = z
   .object({
-    id: z.string().openapi({ example: "usa_part_107" }),
-    name: z.string(),
-    short_name: z.string(),
+    status: z.enum(VALIDATION_STATUSES),
+    data: z.string(),
+    message: z.string(),
     description: z.string(),
-    selection_type: z.enum(["required", "optional", "pick1"]),
-    default: z.boolean(),
-    jurisdiction: z.object({ id: z.number().int(), name: z.string(), region: z.string() }),
-    airspace_types: z.array(z.string()),
-    flight_features: z.array(FlightFeature),
-    rules: z.array(
-      z.object({
-        id: z.number().int(),
-        short_text: z.string(),
-        description: z.string(),
-        display_order: z.number().int().nullable(),
-        flight_features: z.array(FlightFeature),
-      }),
-    ),
+    feature: z.object({ code: z.string(), description: z.string() }),
+    authority: Authority,
   })
-  .openapi("Ruleset");
+  .openapi("Validation");
+
+export const Authorization = z
+  .object({
+    status: z.enum(AUTHORIZATION_STATUSES).openapi({
+      description:
+        "`accepted_upon_submission` / `rejected_upon_submission` before the plan is submitted; see the README's status mapping",
+    }),
+    authority: Authority,
+    message: z.string(),
+    description: z.string(),
+    reference_number: z.string().optional(),
+  })
+  .openapi("EvaluationAuthorization");
+
+export const AreaAdvisory = AdvisoryFields.extend({
+  rule_id: z.number().int(),
+  ruleset_id: z.string(),
+  requirements: z.object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) }),
+  extents: z
+    .object({ floor_m: z.number(), ceiling_m: z.number(), floor_code: z.string(), ceiling_code: z.string() })
+    .optional(),
+});
+
+/** The evaluation members every SDK reads (C++ `Evaluation`, Kotlin `FlightBriefing`). */
+export const evaluationFields = {
+  color: COLOR,
+  airspace: z.object({ color: COLOR, advisories: z.array(AreaAdvisory) }),
+  rulesets: z.array(EvaluatedRuleset),
+  validations: z.array(Validation),
+  authorizations: z.array(Authorization),
+  failures: z.array(z.enum(FAILURES)),
+};
+const Evaluation = z.object(evaluationFields).openapi("Evaluation");
+
+const RulesRequest = z.object({ geometry: geometryInput }).openapi("RulesRequest");
+
+const EvaluationRequest = z
+  .object({
+    geometry: geometryInput,
+    rulesets: z.union([z.string(), z.array(z.string())]).openapi({
+      description: "Ruleset ids, comma-separated (as the SDKs send them) or as an array",
+      example: "usa_part_107,usa_advisories",
+    }),
+    flight_features: z
+      .record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.null()]))
+      .optional()
+      .openapi({
+        description: 'Feature name (`code`) → value; e.g. {"flight_max_altitude_agl": 20.0}',
+      }),
+    start: timeInput
+      .optional()
+      .openapi({ description: "Flight start (default now); with it, night is worked out" }),
+    end: timeInput.optional().openapi({ description: "Flight end (default: the start)" }),
+  })
+  .openapi("EvaluationRequest");
 
 const rulesForArea = createRoute({
   method: "post",
@@ -50,14 +160,125 @@ const rulesForArea = createRoute({
   responses: responses(z.array(Ruleset), "The rulesets of every jurisdiction the area meets"),
 });
 
-export const rulesRoutes = createRouter().openapi(rulesForArea, async (c) => {
-  const area = areaFrom(c.req.valid("json").geometry);
-  const rulesets = await rulesetsFor(c.var.db, area);
-  const definitions = await flightFeatureDefinitions(c.var.db, [
-    ...new Set(rulesets.flatMap((r) => r.rules.flatMap((rule) => rule.flight_features))),
-  ]);
-  return success(
-    c,
-    rulesets.map((r) => rulesetView(r, definitions)),
-  );
+const rulesByIds = createRoute({
+  method: "get",
+  path: "/rules/v1/rule",
+  tags: ["Rules and advisories"],
+  summary: "Rulesets by id, with their rules (the same as `POST /rules/v1/` lists)",
+  security,
+  request: {
+    query: z.object({
+      rulesets: z.string().openapi({ description: "Comma-separated ruleset ids", example: "usa_part_107" }),
+    }),
+  },
+  responses: responses(z.array(Ruleset), "The rulesets, in display order"),
 });
+
+const rulesetById = createRoute({
+  method: "get",
+  path: "/rules/v1/{ruleset_id}",
+  tags: ["Rules and advisories"],
+  summary: "One ruleset with its rules",
+  security,
+  request: {
+    params: z.object({
+      ruleset_id: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: "ruleset_id", in: "path" }, example: "usa_part_107" }),
+    }),
+  },
+  responses: responses(Ruleset, "The ruleset"),
+});
+
+const evaluateRoute = createRoute({
+  method: "post",
+  path: "/rules/v1/evaluation",
+  tags: ["Rules and advisories"],
+  summary:
+    "Evaluates rulesets over an area with the flight's features: each rule's status, what LAANC would decide, and the features still to ask",
+  security,
+  request: { body: { content: { "application/json": { schema: EvaluationRequest } }, required: true } },
+  responses: responses(Evaluation, "The evaluation"),
+});
+
+const evaluatePlanRoute = createRoute({
+  method: "get",
+  path: "/rules/v1/{flight_plan_id}/evaluation",
+  tags: ["Rules and advisories"],
+  summary:
+    "Evaluates a flight plan of the calling account (API key only, as the C++ SDK sends it): its geometry, rulesets and flight features",
+  security,
+  request: { params: z.object({ flight_plan_id: recordId("flight_plan_id") }) },
+  responses: responses(Evaluation, "The plan's evaluation"),
+});
+
+export const rulesRoutes = createRouter()
+  .openapi(rulesForArea, async (c) => {
+    const area = areaFrom(c.req.valid("json").geometry);
+    const rulesets = await rulesetsFor(c.var.db, area);
+    const definitions = await flightFeatureDefinitions(c.var.db, [
+      ...new Set(rulesets.flatMap((r) => r.rules.flatMap(featuresOf))),
+    ]);
+    return success(
+      c,
+      rulesets.map((r) => rulesetView(r, definitions)),
+    );
+  })
+  // Before `{ruleset_id}`: the literal `rule` is not a ruleset id.
+  .openapi(rulesByIds, async (c) => {
+    const ids = rulesetIdsFrom(c.req.valid("query").rulesets);
+    const [rulesets, definitions] = await Promise.all([
+      rulesetsByIds(c.var.db, ids),
+      allFlightFeatures(c.var.db),
+    ]);
+    const found = new Set(rulesets.map((r) => r.id));
+    const unknown = ids.filter((id) => !found.has(id));
+    if (unknown.length > 0) throw unknownRulesetsError(unknown);
+    return success(
+      c,
+      rulesets.map((r) => rulesetView(r, definitions)),
+    );
+  })
+  .openapi(rulesetById, async (c) => {
+    const id = c.req.valid("param").ruleset_id;
+    const [rulesets, definitions] = await Promise.all([
+      rulesetsByIds(c.var.db, [id]),
+      allFlightFeatures(c.var.db),
+    ]);
+    const ruleset = rulesets[0];
+    if (!ruleset) throw notFound(`Ruleset ${id}`);
+    return success(c, rulesetView(ruleset, definitions));
+  })
+  .openapi(evaluateRoute, async (c) => {
+    const body = c.req.valid("json");
+    const area = areaFrom(body.geometry);
+    const window = timeWindowFrom(body.start, body.end);
+    const given = Object.fromEntries(
+      Object.entries(body.flight_features ?? {}).filter(([, v]) => v !== null),
+    );
+    const evaluated = await evaluateArea(c.var.db, {
+      area,
+      rulesetIds: rulesetIdsFrom(body.rulesets),
+      given,
+      ...window,
+      timed: body.start !== undefined,
+    });
+    return success(c, {
+      color: evaluated.color,
+      airspace: { color: evaluated.color, advisories: evaluated.advisories },
+      ...evaluate(evaluated.input),
+    });
+  })
+  .openapi(evaluatePlanRoute, async (c) => {
+    // The account's key suffices (the C++ SDK sends no token here); other accounts learn nothing (404).
+    const plan = await findPlan(c.var.db, c.var.account.id, c.req.valid("param").flight_plan_id);
+    if (!plan) throw notFound("Flight plan");
+    const evaluated = await evaluatePlan(c.var.db, plan);
+    return success(c, {
+      color: evaluated.color,
+      airspace: { color: evaluated.color, advisories: evaluated.advisories },
+      ...evaluate(evaluated.input),
+    });
+  });

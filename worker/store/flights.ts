@@ -123,14 +123,63 @@ export async function endFlight(db: Db, flightId: string, now: number): Promise<
   return row ?? null;
 }
 
+/** A flight that has not started at `now`: the one condition under which a flight may be deleted. */
+const notStarted = (flightId: string, now: number) =>
+  and(eq(flights.id, flightId), sql`${flights.startTime} > ${now}`);
+
+/**
+ * The pilot's count drops by one when the flight is about to be deleted: tested with the same
+ * condition as the delete that follows in the batch, so a concurrent second delete moves nothing.
+ */
+function uncountPlannedFlight(db: Db, pilotId: string, flightId: string, now: number) {
+  return db
+    .update(pilots)
+    .set({ flightCount: sql`${pilots.flightCount} - 1` })
+    .where(
+      and(
+        eq(pilots.id, pilotId),
+        sql`EXISTS (SELECT 1 FROM flights WHERE id = ${flightId} AND start_time > ${now})`,
+      ),
+    );
+}
+
 /** Deletes a flight that has not started; false when it started meanwhile. */
 export async function deletePlannedFlight(db: Db, flight: FlightRow, now: number): Promise<boolean> {
-  const [deleted] = await db.batch([
+  const [, deleted] = await db.batch([
+    uncountPlannedFlight(db, flight.pilotId, flight.id, now),
+    db.delete(flights).where(notStarted(flight.id, now)).returning({ id: flights.id }),
+  ]);
+  return deleted.length > 0;
+}
+
+/** Deletes a plan that was never submitted; false when a submit claimed it meanwhile. */
+export async function deleteUnsubmittedPlan(db: Db, planId: string): Promise<boolean> {
+  const deleted = await db
+    .delete(flightPlans)
+    .where(and(eq(flightPlans.id, planId), sql`${flightPlans.flightId} IS NULL`))
+    .returning({ id: flightPlans.id });
+  return deleted.length > 0;
+}
+
+/**
+ * Deletes a submitted plan together with its flight, in one transaction, while that flight has not
+ * started; a plan whose flight is already gone goes alone. False when the flight has started: the
+ * flight's history keeps the plan it was submitted from.
+ */
+export async function deleteSubmittedPlan(
+  db: Db,
+  plan: Pick<FlightPlanRow, "id" | "pilotId"> & { flightId: string },
+  now: number,
+): Promise<boolean> {
+  const [, , deleted] = await db.batch([
+    uncountPlannedFlight(db, plan.pilotId, plan.flightId, now),
+    db.delete(flights).where(notStarted(plan.flightId, now)),
     db
-      .delete(flights)
-      .where(and(eq(flights.id, flight.id), sql`${flights.startTime} > ${now}`))
-      .returning({ id: flights.id }),
-    countFlightIfPresent(db, flight.pilotId, flight.id, -1),
+      .delete(flightPlans)
+      .where(
+        and(eq(flightPlans.id, plan.id), sql`NOT EXISTS (SELECT 1 FROM flights WHERE id = ${plan.flightId})`),
+      )
+      .returning({ id: flightPlans.id }),
   ]);
   return deleted.length > 0;
 }
@@ -272,13 +321,15 @@ export async function enhancements(db: Db, rows: FlightRow[]): Promise<Map<strin
       .from(pilots)
       .where(sql`${pilots.id} IN ${pilotIds}`),
     db
+      // Distinct column names: D1 returns batch rows as objects, where a second `id` or `name`
+      // would overwrite the first and shift every column after it.
       .select({
         id: aircraft.id,
         nickname: aircraft.nickname,
-        modelId: aircraftModels.id,
-        modelName: aircraftModels.name,
-        manufacturerId: manufacturers.id,
-        manufacturerName: manufacturers.name,
+        modelId: sql<string>`${aircraftModels.id}`.as("model_id"),
+        modelName: sql<string>`${aircraftModels.name}`.as("model_name"),
+        manufacturerId: sql<string>`${manufacturers.id}`.as("manufacturer_id"),
+        manufacturerName: sql<string>`${manufacturers.name}`.as("manufacturer_name"),
       })
       .from(aircraft)
       .innerJoin(aircraftModels, eq(aircraftModels.id, aircraft.modelId))

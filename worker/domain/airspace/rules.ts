@@ -1,4 +1,15 @@
 import { type Color, colorRank } from "./colors";
+import {
+  type InputType,
+  type MeasurementType,
+  type MeasurementUnit,
+  type RuleStatus,
+  wireMeasurementType,
+  wireMeasurementUnit,
+  wireRegion,
+} from "./sdkEnums";
+
+export type { RuleStatus } from "./sdkEnums";
 
 /** Rulesets, rules and flight features (spec 2.4) and how rules are checked against a flight. */
 
@@ -7,7 +18,7 @@ export type SelectionType = "required" | "optional" | "pick1";
 export interface FlightFeature {
   flight_feature: string;
   description: string;
-  input_type: "float" | "bool";
+  input_type: InputType;
   measurement_type: string | null;
   measurement_unit: string | null;
 }
@@ -114,8 +125,6 @@ export function triggerMatches(trigger: Trigger, feature: AdvisedFeature): boole
   return true;
 }
 
-export type RuleStatus = "conflicting" | "not_conflicting" | "missing_info" | "informational";
-
 export interface RuleContext {
   /** The flight's features by name (plan fields such as its altitude included). */
   features: Record<string, unknown>;
@@ -123,6 +132,8 @@ export interface RuleContext {
   triggeredColors: Color[];
   /** Status of every authorization the flight needs, by authority id. */
   authorizations: Record<string, string[]>;
+  /** Authorities that could not decide for lack of a flight feature (LAANC without an altitude). */
+  undecided?: ReadonlySet<string>;
 }
 
 /**
@@ -140,6 +151,7 @@ export function ruleStatus(rule: Rule, context: RuleContext): RuleStatus {
   }
   if (!rule.condition) return "informational";
   if ("authorization" in rule.condition) {
+    if (context.undecided?.has(rule.condition.authorization)) return "missing_info";
     const statuses = context.authorizations[rule.condition.authorization] ?? [];
     if (statuses.length > 0 && statuses.every((s) => s === "accepted")) return "not_conflicting";
     if (statuses.includes("pending") && !statuses.includes("rejected")) return "missing_info";
@@ -175,6 +187,11 @@ export function testFeature(test: FeatureTest, features: Record<string, unknown>
   }
 }
 
+/** A feature's value as a number (numeric strings too, as form-minded clients send); undefined when absent. */
+export function numericFeature(features: Record<string, unknown>, name: string): number | undefined {
+  return asNumber(features[name]);
+}
+
 function asBoolean(raw: unknown): boolean | undefined {
   if (typeof raw === "boolean") return raw;
   if (raw === "true" || raw === 1) return true;
@@ -208,10 +225,70 @@ export function defaultSelection(rulesets: Ruleset[]): Ruleset[] {
   );
 }
 
-/** spec 2.4 as clients read it: the rules' flight features spelled out, the evaluation details left out. */
-export function rulesetView(ruleset: Ruleset, definitions: Map<string, FlightFeature>) {
-  const describe = (names: string[]) => names.flatMap((name) => definitions.get(name) ?? []);
-  const featureNames = [...new Set(ruleset.rules.flatMap((r) => r.flight_features))];
+/**
+ * Flight features the service works out itself from a flight plan (its altitudes and extent, and
+ * whether its times fall at night where it flies): `is_calculated` in the rules listings.
+ */
+export const PLAN_CALCULATED_FEATURES: ReadonlySet<string> = new Set([
+  "flight_max_altitude_agl",
+  "flight_min_altitude_agl",
+  "max_linear_extent",
+  "flight_at_night",
+]);
+
+/** A flight feature as the SDKs decode it (C++ `RuleSet::Feature`, Kotlin `FlightFeature`). */
+export interface FlightFeatureView {
+  /** Stable across imports: derived from the feature's name (the SDKs read a 32-bit integer). */
+  id: number;
+  /** What a client sends back as the key of `flight_features`. */
+  code: string;
+  flight_feature: string;
+  description: string;
+  input_type: InputType;
+  measurement_type: MeasurementType | null;
+  measurement_unit: MeasurementUnit | null;
+  is_calculated: boolean;
+}
+
+export function featureView(definition: FlightFeature, isCalculated: boolean): FlightFeatureView {
+  return {
+    id: featureId(definition.flight_feature),
+    code: definition.flight_feature,
+    flight_feature: definition.flight_feature,
+    description: definition.description,
+    input_type: definition.input_type,
+    measurement_type: wireMeasurementType(definition.measurement_type),
+    measurement_unit: wireMeasurementUnit(definition.measurement_unit),
+    is_calculated: isCalculated,
+  };
+}
+
+/** The flight feature LAANC decides by: the flight's highest altitude above ground. */
+export const LAANC_ALTITUDE_FEATURE = "flight_max_altitude_agl";
+
+/**
+ * The features a rule needs to be evaluated: those it lists, and for a LAANC rule the altitude the
+ * request is decided by, so a client knows to ask for it.
+ */
+export function featuresOf(rule: Rule): string[] {
+  const laanc =
+    rule.condition !== null &&
+    "authorization" in rule.condition &&
+    rule.condition.authorization === LAANC_AUTHORITY.id;
+  return laanc && !rule.flight_features.includes(LAANC_ALTITUDE_FEATURE)
+    ? [...rule.flight_features, LAANC_ALTITUDE_FEATURE]
+    : rule.flight_features;
+}
+
+/** FNV-1a of the name, folded into 1..2^31−1: the same feature has the same id in every rule. */
+export function featureId(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return ((hash >>> 0) % 0x7ffffffe) + 1;
+}
+
+/** The ruleset's own fields, as every SDK decodes them. */
+export function rulesetHeader(ruleset: Ruleset) {
   return {
     id: ruleset.id,
     name: ruleset.name,
@@ -219,15 +296,35 @@ export function rulesetView(ruleset: Ruleset, definitions: Map<string, FlightFea
     description: ruleset.description,
     selection_type: ruleset.selection_type,
     default: ruleset.default,
-    jurisdiction: ruleset.jurisdiction,
+    jurisdiction: {
+      id: ruleset.jurisdiction.id,
+      name: ruleset.jurisdiction.name,
+      region: wireRegion(ruleset.jurisdiction.region),
+    },
     airspace_types: ruleset.airspace_types,
+  };
+}
+
+/**
+ * spec 2.4 as clients read it: the rules' flight features spelled out (what a client may ask the
+ * pilot), the evaluation details left out. Rules carry no `status` here: nothing was evaluated.
+ */
+export function rulesetView(ruleset: Ruleset, definitions: Map<string, FlightFeature>) {
+  const describe = (names: string[]) =>
+    names.flatMap((name) => {
+      const definition = definitions.get(name);
+      return definition ? [featureView(definition, PLAN_CALCULATED_FEATURES.has(name))] : [];
+    });
+  const featureNames = [...new Set(ruleset.rules.flatMap(featuresOf))];
+  return {
+    ...rulesetHeader(ruleset),
     flight_features: describe(featureNames),
-    rules: ruleset.rules.map((rule) => ({
+    rules: ruleset.rules.map((rule, index) => ({
       id: rule.id,
       short_text: rule.short_text,
       description: rule.description,
-      display_order: rule.display_order,
-      flight_features: describe(rule.flight_features),
+      display_order: rule.display_order ?? index + 1,
+      flight_features: describe(featuresOf(rule)),
     })),
   };
 }

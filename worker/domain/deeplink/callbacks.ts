@@ -1,3 +1,5 @@
+import { registerHint } from "./firstParty";
+
 /** Authorization result of spec 2.6, as handed back to the partner app in the callback. */
 export interface Authorization {
   description: string;
@@ -39,6 +41,7 @@ export function callbackProblem(
   callbackUrl: string,
   prefixes: string[],
   allowLocalHttp: boolean,
+  howToRegister = registerHint(""),
 ): string | null {
   const parsed = parseUrl(callbackUrl);
   if (!parsed) return "must be an absolute URL such as https://app.example.com/callback";
@@ -49,7 +52,7 @@ export function callbackProblem(
     return base !== null && base.origin === parsed.origin && pathWithin(parsed.pathname, base.pathname);
   });
   if (!allowed) {
-    return "is not registered for this application; register its prefix with POST /deeplink/v1/callbacks or npm run callbacks -- add";
+    return `is not registered for this application; ${howToRegister}`;
   }
   return null;
 }

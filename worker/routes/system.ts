@@ -1,0 +1,41 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../app";
+import { type Component as ComponentData, LEVELS, overallLevel } from "../domain/systemStatus";
+import { success } from "../lib/jsend";
+import { responses, security } from "../lib/openapi";
+import { systemComponents } from "../services/systemStatus";
+
+const Level = z.enum(LEVELS);
+// Named, so the OpenAPI document can refer to the recursive schema instead of unrolling it forever.
+const Component: z.ZodType<ComponentData> = z
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      level: Level,
+      children: z.array(Component),
+      updated_at: z.string().nullable(),
+    }),
+  )
+  .openapi("SystemComponent");
+
+const status = createRoute({
+  method: "get",
+  path: "/system/v1/status",
+  tags: ["Service"],
+  summary:
+    "Health of the service's parts, checked on each call: database, airspace data, elevation tiles, telemetry, weather",
+  security,
+  responses: responses(
+    z.object({
+      level: Level.openapi({ description: "The worst known level of the components" }),
+      components: z.array(Component),
+    }),
+    "Overall level and components",
+  ),
+});
+
+export const systemRoutes = createRouter().openapi(status, async (c) => {
+  const components = await systemComponents(c.var.db, c.env);
+  return success(c, { level: overallLevel(components), components });
+});

@@ -1,0 +1,142 @@
+import { type AreaAdvisory, adviseArea, laancOverArea } from "../domain/airspace/advisories";
+import type { Color } from "../domain/airspace/colors";
+import { fliesAtNight } from "../domain/airspace/daylight";
+import { type EvaluationInput, flightFeatureErrors } from "../domain/airspace/evaluation";
+import { unknownRulesetsError } from "../domain/airspace/inputs";
+import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
+import { defaultSelection, LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
+import { maxLinearExtent } from "../domain/flightArea";
+import { bboxOf, type Polygon } from "../domain/geojson";
+import type { Db } from "../env";
+import { ApiError } from "../lib/errors";
+import { advisoryInputs, rulesetsFor } from "../store/airspace";
+import { type FlightPlanRow, findFlight } from "../store/flights";
+import { findPilot } from "../store/pilots";
+import { allFlightFeatures } from "../store/rulesets";
+
+/**
+ * What an evaluation reads, for an area (`POST /rules/v1/evaluation`) or a plan (its evaluation and
+ * briefing): one batch for rulesets, airspace and facility-map cells, alongside the feature
+ * definitions and (for a plan) its pilot. The verdicts are `evaluate` and `briefing`, in the domain.
+ */
+export interface Evaluated {
+  input: EvaluationInput;
+  color: Color;
+  advisories: AreaAdvisory[];
+}
+
+export interface AreaRequest {
+  area: Polygon;
+  rulesetIds: string[];
+  given: Record<string, unknown>;
+  start: number;
+  end: number;
+  /** Whether the client gave the flight's times: only then is night worked out. */
+  timed: boolean;
+}
+
+export async function evaluateArea(db: Db, request: AreaRequest, now = Date.now()): Promise<Evaluated> {
+  const { area } = request;
+  const [inputs, definitions] = await Promise.all([
+    advisoryInputs(db, bboxOf(area), request.rulesetIds, { start: request.start, end: request.end }),
+    allFlightFeatures(db),
+  ]);
+  const found = new Set(inputs.rulesets.map((r) => r.id));
+  const unknown = request.rulesetIds.filter((id) => !found.has(id));
+  if (unknown.length > 0) throw unknownRulesetsError(unknown);
+  const errors = flightFeatureErrors(request.given, definitions);
+  if (errors.length > 0)
+    throw new ApiError(400, `Invalid request: check ${errors.map((e) => e.name).join(", ")}`, errors);
+
+  const { color, advisories } = adviseArea({ area, ...inputs, withExtents: true });
+  const altitude = numericFeature(request.given, LAANC_ALTITUDE_FEATURE);
+  const calculated: Record<string, unknown> = request.timed
+    ? { flight_at_night: nightOver(area, request.start, request.end) }
+    : {};
+  return {
+    input: {
+      rulesets: inputs.rulesets,
+      definitions,
+      advisories,
+      given: request.given,
+      calculated,
+      // Without an altitude LAANC cannot decide; its rules then ask for one (missing_info).
+      authorizations:
+        altitude === undefined
+          ? null
+          : decideLaanc({
+              maxAltitudeAgl: altitude,
+              startTime: request.start,
+              now,
+              rulesets: inputs.rulesets,
+              ...laancOverArea(area, inputs.features, inputs.cells),
+            }),
+      submitted: false,
+      pilot: null,
+    },
+    color,
+    advisories,
+  };
+}
+
+/**
+ * A plan under its rulesets (or the default selection where it flies), its own fields and times as
+ * calculated features, the authorizations stored with its flight once submitted or else what LAANC
+ * would decide, and its pilot's details.
+ */
+export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()): Promise<Evaluated> {
+  const rulesetIds =
+    plan.rulesets.length > 0
+      ? plan.rulesets
+      : defaultSelection(await rulesetsFor(db, plan.area)).map((r) => r.id);
+  const [inputs, definitions, pilot, flightAuthorizations] = await Promise.all([
+    advisoryInputs(db, bboxOf(plan.area), rulesetIds, { start: plan.startTime, end: plan.endTime }),
+    allFlightFeatures(db),
+    findPilot(db, plan.accountId, plan.pilotId, { statistics: false, now }),
+    plan.flightId ? storedAuthorizations(db, plan) : null,
+  ]);
+  const { color, advisories } = adviseArea({ area: plan.area, ...inputs, withExtents: true });
+  const authorizations =
+    flightAuthorizations ??
+    decideLaanc({
+      maxAltitudeAgl: plan.maxAltitudeAgl,
+      startTime: plan.startTime,
+      now,
+      rulesets: inputs.rulesets,
+      ...laancOverArea(plan.area, inputs.features, inputs.cells),
+    });
+  return {
+    input: {
+      rulesets: inputs.rulesets,
+      definitions,
+      advisories,
+      given: plan.flightFeatures,
+      calculated: {
+        flight_max_altitude_agl: plan.maxAltitudeAgl,
+        flight_min_altitude_agl: plan.minAltitudeAgl,
+        max_linear_extent: maxLinearExtent(plan.area),
+        flight_at_night: nightOver(plan.area, plan.startTime, plan.endTime),
+      },
+      authorizations,
+      submitted: flightAuthorizations !== null,
+      pilot: {
+        phone: pilot?.pilot.phone ?? null,
+        phoneVerified: pilot?.pilot.phoneVerified ?? false,
+        faaRegistrationNumber: pilot?.pilot.userMetadata.faa_registration_number,
+      },
+    },
+    color,
+    advisories,
+  };
+}
+
+async function storedAuthorizations(db: Db, plan: FlightPlanRow): Promise<Authorization[] | null> {
+  const flight = await findFlight(db, plan.accountId, plan.flightId!);
+  return flight ? (flight.authorizations as Authorization[]) : null;
+}
+
+/** Night anywhere in the window, at the middle of the area's box. */
+function nightOver(area: Polygon, start: number, end: number): boolean {
+  const box = bboxOf(area);
+  return fliesAtNight(start, end, (box.minLat + box.maxLat) / 2, (box.minLng + box.maxLng) / 2);
+}
