@@ -1,5 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { FLIGHT_ID } from "./datagram";
 import { isLogLevel, type LogLevel } from "./log";
 
 export const HELP = `Windsock telemetry relay: receives encrypted telemetry datagrams over UDP (spec 4.6), decrypts
@@ -9,16 +10,28 @@ Usage: tsx relay/main.ts [options]
 
 Options (each also read from the environment variable in brackets; flags win):
   --port <n>              UDP port to receive on [TELEMETRY_PORT] (16060)
-  --host <addr>           address to bind; "::" for IPv6 and IPv4 [TELEMETRY_HOST] (0.0.0.0)
+  --host <addr>           address to bind; "::" for IPv6 and IPv4 [TELEMETRY_HOST] (0.0.0.0;
+                          npm start passes 127.0.0.1 unless TELEMETRY_HOST is set)
   --worker-url <url>      the worker's base URL [WORKER_URL] (http://127.0.0.1:8787)
   --metrics-port <n>      Prometheus metrics on http://<metrics-host>:<n>/metrics; 0 picks a free port
-                          [RELAY_METRICS_PORT] (9464)
+                          [RELAY_METRICS_PORT] (9464, whatever the telemetry port)
   --metrics-host <addr>   [RELAY_METRICS_HOST] (127.0.0.1)
   --spool-dir <dir>       where batches wait while the worker is unreachable
                           [RELAY_SPOOL_DIR] ($STATE_DIR/relay-spool, STATE_DIR defaulting to .wrangler/state)
   --max-spool-mb <n>      spool size limit; beyond it records are dropped and counted [RELAY_MAX_SPOOL_MB] (1024)
-  --rate-per-ip <n>       datagrams a second per source address, 0 for no limit [RELAY_RATE_PER_IP] (1000)
-  --burst-per-ip <n>      bucket size per source address [RELAY_BURST_PER_IP] (2 x rate)
+  --rate-per-session <n>  datagrams a second one session may send on average, 0 for no limit
+                          [RELAY_RATE_PER_SESSION] (1000)
+  --burst-per-session <n> datagrams one session may send at once [RELAY_BURST_PER_SESSION] (10000)
+  --failures-per-ip <n>   failing datagrams a second per source address (bad framing or flight id, no
+                          session, failed decryption, replays), 0 for no limit; a source beyond it may
+                          not make the relay look keys up. Valid traffic is never limited by address.
+                          [RELAY_FAILURES_PER_IP] (20)
+  --failure-burst-per-ip <n>  [RELAY_FAILURE_BURST_PER_IP] (200)
+  --lookups-per-second <n>  key look-ups of uncached flights a second across all sources, 0 for no
+                          limit [RELAY_LOOKUPS_PER_SECOND] (200)
+  --lookup-burst <n>      [RELAY_LOOKUP_BURST] (2000)
+  --flight-id-pattern <re>  flight ids worth a key look-up; others are dropped as bad_flight_id
+                          [RELAY_FLIGHT_ID_PATTERN] (^flight\\|[0-9A-Za-z]{22}$, the ids the worker issues)
   --batch-size <n>        records per post to the worker, at most 2000 [RELAY_BATCH_SIZE] (1000)
   --batch-ms <n>          longest wait before a partial batch is posted [RELAY_BATCH_MS] (200)
   --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (20000)
@@ -42,8 +55,12 @@ export interface RelayConfig {
   metricsHost: string;
   spoolDir: string;
   maxSpoolBytes: number;
-  ratePerIp: number;
-  burstPerIp: number;
+  ratePerSession: number;
+  burstPerSession: number;
+  failuresPerIp: number;
+  failureBurstPerIp: number;
+  lookUpsPerSecond: number;
+  lookUpBurst: number;
   batchSize: number;
   batchDelayMs: number;
   maxQueuedRecords: number;
@@ -53,14 +70,19 @@ export interface RelayConfig {
   recvBufferBytes: number;
   shutdownMs: number;
   logLevel: LogLevel;
+  flightIdPattern: RegExp;
 }
 
 const NUMERIC = {
   port: ["TELEMETRY_PORT", 16060],
   "metrics-port": ["RELAY_METRICS_PORT", 9464],
   "max-spool-mb": ["RELAY_MAX_SPOOL_MB", 1024],
-  "rate-per-ip": ["RELAY_RATE_PER_IP", 1000],
-  "burst-per-ip": ["RELAY_BURST_PER_IP", undefined],
+  "rate-per-session": ["RELAY_RATE_PER_SESSION", 1000],
+  "burst-per-session": ["RELAY_BURST_PER_SESSION", 10_000],
+  "failures-per-ip": ["RELAY_FAILURES_PER_IP", 20],
+  "failure-burst-per-ip": ["RELAY_FAILURE_BURST_PER_IP", 200],
+  "lookups-per-second": ["RELAY_LOOKUPS_PER_SECOND", 200],
+  "lookup-burst": ["RELAY_LOOKUP_BURST", 2000],
   "batch-size": ["RELAY_BATCH_SIZE", 1000],
   "batch-ms": ["RELAY_BATCH_MS", 200],
   "max-queue": ["RELAY_MAX_QUEUE", 20_000],
@@ -77,10 +99,11 @@ const TEXT = {
   "metrics-host": ["RELAY_METRICS_HOST", "127.0.0.1"],
   "spool-dir": ["RELAY_SPOOL_DIR", undefined],
   "log-level": ["LOG_LEVEL", "info"],
+  "flight-id-pattern": ["RELAY_FLIGHT_ID_PATTERN", undefined],
 } as const satisfies Record<string, [string, string | undefined]>;
 
 /** Reads the configuration; `help` when --help was asked for. Throws with a message naming the bad option. */
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): RelayConfig | "help" {
+export function readConfig(argv: string[], env: Record<string, string | undefined>): RelayConfig | "help" {
   const options = Object.fromEntries(
     [...Object.keys(NUMERIC), ...Object.keys(TEXT)].map((name) => [name, { type: "string" as const }]),
   );
@@ -109,8 +132,14 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): RelayConfig 
   const logLevel = text("log-level")!;
   if (!isLogLevel(logLevel))
     throw new Error(`--log-level must be debug, info, warn or error, not "${logLevel}"`);
-  const ratePerIp = number("rate-per-ip")!;
   const batchSize = number("batch-size")!;
+  const pattern = text("flight-id-pattern");
+  let flightIdPattern = FLIGHT_ID;
+  try {
+    if (pattern !== undefined) flightIdPattern = new RegExp(pattern);
+  } catch {
+    throw new Error(`--flight-id-pattern must be a regular expression, not "${pattern}"`);
+  }
   if (batchSize < 1 || batchSize > 2000) throw new Error("--batch-size must be 1..2000");
   return {
     port: number("port")!,
@@ -121,8 +150,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): RelayConfig 
     metricsHost: text("metrics-host")!,
     spoolDir: text("spool-dir") ?? path.resolve(env.STATE_DIR ?? ".wrangler/state", "relay-spool"),
     maxSpoolBytes: number("max-spool-mb")! * 1024 * 1024,
-    ratePerIp,
-    burstPerIp: number("burst-per-ip") ?? 2 * ratePerIp,
+    ratePerSession: number("rate-per-session")!,
+    burstPerSession: number("burst-per-session")!,
+    failuresPerIp: number("failures-per-ip")!,
+    failureBurstPerIp: number("failure-burst-per-ip")!,
+    lookUpsPerSecond: number("lookups-per-second")!,
+    lookUpBurst: number("lookup-burst")!,
     batchSize,
     batchDelayMs: number("batch-ms")!,
     maxQueuedRecords: number("max-queue")!,
@@ -132,5 +165,6 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): RelayConfig 
     recvBufferBytes: number("recv-buffer-mb")! * 1024 * 1024,
     shutdownMs: number("shutdown-ms")!,
     logLevel,
+    flightIdPattern,
   };
 }

@@ -46,6 +46,13 @@ export function parseDatagram(datagram: Buffer): Datagram | FramingError {
   };
 }
 
+/**
+ * The shape of the flight ids the worker issues (worker/lib/ids.ts): `flight|` and 22 base62
+ * characters. A datagram naming anything else cannot belong to a flight the worker knows, so it is
+ * dropped before it costs a key look-up.
+ */
+export const FLIGHT_ID = /^flight\|[0-9A-Za-z]{22}$/;
+
 /** The records of a decrypted payload; undefined when a header claims more bytes than remain. */
 export function splitRecords(payload: Buffer): RawRecord[] | undefined {
   const records: RawRecord[] = [];

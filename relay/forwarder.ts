@@ -69,10 +69,20 @@ export class Forwarder {
     this.pump();
   }
 
-  enqueue(flightId: string, sessionId: string, row: RecordRow): void {
+  /** Queues a record; `datagram` names its datagram, so the worker stores it once however it arrives. */
+  enqueue(flightId: string, sessionId: string, row: RecordRow, datagram: string): void {
     const session = this.pending.get(sessionId);
-    if (session) session.records.push(row);
-    else this.pending.set(sessionId, { flight_id: flightId, session_id: sessionId, records: [row] });
+    if (session) {
+      session.records.push(row);
+      session.datagrams!.push(datagram);
+    } else {
+      this.pending.set(sessionId, {
+        flight_id: flightId,
+        session_id: sessionId,
+        records: [row],
+        datagrams: [datagram],
+      });
+    }
     this.pendingSize++;
     if (this.pendingSize >= this.options.batchSize) this.cut();
     else if (this.pendingSize === 1) this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);

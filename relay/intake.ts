@@ -4,62 +4,90 @@ import {
   type RecordRow,
   type TelemetrySchema,
 } from "../worker/domain/telemetryMessages";
-import { type Datagram, parseDatagram, type RawRecord, splitRecords } from "./datagram";
-import type { KeyCache, KeyEntry } from "./keyCache";
+import { type Datagram, FLIGHT_ID, parseDatagram, splitRecords } from "./datagram";
+import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
-import type { SourceRateLimit } from "./rateLimit";
-import { ReplayWindow } from "./replayWindow";
-import type { Session } from "./workerClient";
+import type { SourceFailures } from "./rateLimit";
+import type { SessionGuards } from "./sessionGuard";
 
-/** Replay windows kept at most; the least recently used session's goes first. */
-const MAX_WINDOWS = 100_000;
 /** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
 const MAX_WAITING_FOR_KEY = 10_000;
+const BLOCK = 16;
+const noop = () => {};
+
+/**
+ * Drops that count against the source address's failure budget. A flight without a session counts
+ * only when the worker had to be asked (a cached answer costs nothing, and a drone that keeps sending
+ * after end-comm behind a shared address must not use up its neighbours' budget).
+ */
+const FAILURES = new Set([
+  "truncated",
+  "bad_flight_id_length",
+  "bad_flight_id",
+  "unsupported_encryption",
+  "bad_ciphertext_length",
+  "decrypt_failed",
+  "bad_payload_framing",
+  "replayed",
+]);
 
 export interface IntakeParts {
   schema: TelemetrySchema;
+  /** Flight ids worth a key look-up (FLIGHT_ID unless configured otherwise). */
+  flightIds?: RegExp;
   keys: KeyCache;
-  limiter: SourceRateLimit;
-  forward: (flightId: string, sessionId: string, row: RecordRow) => void;
+  /** Failures per source address: a source over its budget may not make the relay look keys up. */
+  sources: SourceFailures;
+  /** Replay memory and rate limit per session. */
+  guards: SessionGuards;
+  /** Queues one record; `datagram` names its datagram for the worker's idempotency. */
+  forward: (flightId: string, sessionId: string, row: RecordRow, datagram: string) => void;
   metrics: RelayMetrics;
   log: Log;
 }
 
 /**
- * Turns datagrams into records: rate limit per source, framing, the flight's session key (looked up
- * once, then cached), decryption (a failure looks the key up again once: the session may have rotated),
- * the session's replay window, then each record decoded and range-checked. Every drop is counted by
- * reason; nothing a datagram contains can make handle() throw.
+ * Turns datagrams into records: framing and flight id shape, the flight's session key (looked up once,
+ * then cached; a failure looks the key up again once: the session may have rotated), the session's
+ * replay memory, decryption, the session's rate limit, then each record decoded and range-checked.
+ * Valid traffic is limited only per session; per source address only failures are (see
+ * SourceFailures). Every drop is counted by reason; nothing a datagram contains can make handle() throw.
  */
 export class Intake {
-  private readonly windows = new Map<string, ReplayWindow>();
-  private lastWindow: { sessionId: string; window: ReplayWindow } | undefined;
   private waitingForKey = 0;
 
   constructor(private readonly parts: IntakeParts) {}
 
   handle(datagram: Buffer, source: string): void {
     this.parts.metrics.datagramsReceived.inc();
+    const now = Date.now();
     // The same as settle(), without a closure per datagram on this hot path.
     try {
-      const dropped = this.receive(datagram, source, Date.now());
-      if (dropped) this.parts.metrics.datagramsDropped.inc({ reason: dropped });
+      const dropped = this.receive(datagram, source, now);
+      if (dropped) this.drop(dropped, source, now, FAILURES.has(dropped));
     } catch (err) {
       this.failed(err);
     }
   }
 
-  /** Replay windows held, for the metrics. */
+  /** Sessions with replay memory, for the metrics. */
   get sessions(): number {
-    return this.windows.size;
+    return this.parts.guards.size;
   }
 
-  /** Runs one step of the pipeline; counts the drop it names, or the error it throws. */
-  private settle(step: () => string | undefined): void {
+  private drop(reason: string, source: string, now: number, charge: boolean): void {
+    this.parts.metrics.datagramsDropped.inc({ reason });
+    if (charge) this.parts.sources.charge(source, now);
+  }
+
+  /** Runs one step of the pipeline after a look-up; counts the drop it names, or the error it throws. */
+  private settle(source: string, step: () => string | undefined): void {
     try {
       const dropped = step();
-      if (dropped) this.parts.metrics.datagramsDropped.inc({ reason: dropped });
+      const now = Date.now();
+      // The worker was asked here, so a flight without a session counts as a failure too.
+      if (dropped) this.drop(dropped, source, now, FAILURES.has(dropped) || dropped === "unknown_flight");
     } catch (err) {
       this.failed(err);
     }
@@ -72,61 +100,59 @@ export class Intake {
 
   /** Each step returns why the datagram was dropped, or undefined when it went on (maybe later). */
   private receive(datagram: Buffer, source: string, now: number): string | undefined {
-    if (!this.parts.limiter.take(source, now)) return "rate_limited";
     const parsed = parseDatagram(datagram);
     if (typeof parsed === "string") return parsed;
     const entry = this.parts.keys.peek(parsed.flightId, now);
-    if (entry) return this.open(parsed, entry, now, true);
-    return this.afterLookUp(this.parts.keys.load(parsed.flightId, now), parsed, "key_unavailable");
+    if (entry) return this.open(parsed, source, entry, now, true);
+    if (!(this.parts.flightIds ?? FLIGHT_ID).test(parsed.flightId)) return "bad_flight_id";
+    // A source that has used up its failure budget may not make the relay ask the worker; joining a
+    // look-up under way costs nothing.
+    if (!this.mayLookUp(parsed.flightId, source, now)) return "rate_limited";
+    return this.afterLookUp(
+      () => this.parts.keys.load(parsed.flightId, now),
+      parsed,
+      source,
+      "key_unavailable",
+    );
   }
 
-  private open(datagram: Datagram, entry: KeyEntry, now: number, mayRefetch: boolean): string | undefined {
-    if (!entry.session) return "unknown_flight";
-    const payload = entry.session.key.decrypt(datagram.iv, datagram.ciphertext);
-    const records = payload && splitRecords(payload);
-    if (records) return this.accept(datagram, entry.session, records, now);
-    const failure = payload ? "bad_payload_framing" : "decrypt_failed";
-    if (!mayRefetch) return failure;
-    const previous = entry.session.id;
-    const refetched = this.parts.keys.refetch(datagram.flightId, now);
-    return this.afterLookUp(refetched, datagram, failure, (fresh) => fresh.session?.id !== previous);
-  }
-
-  /**
-   * Holds the datagram until its flight's key is looked up, then opens it with what was found
-   * (`worthTrying` tells whether that can change the outcome); `failure` names the drop otherwise.
-   */
-  private afterLookUp(
-    lookUp: Promise<KeyEntry>,
+  private open(
     datagram: Datagram,
-    failure: string,
-    worthTrying: (entry: KeyEntry) => boolean = () => true,
-  ): string | undefined {
-    if (this.waitingForKey >= MAX_WAITING_FOR_KEY) {
-      lookUp.catch(() => {});
-      return failure;
-    }
-    this.waitingForKey++;
-    lookUp
-      .finally(() => this.waitingForKey--)
-      .then(
-        (entry) =>
-          this.settle(() => (worthTrying(entry) ? this.open(datagram, entry, Date.now(), false) : failure)),
-        () => this.settle(() => failure),
-      );
-    return undefined;
-  }
-
-  private accept(
-    datagram: Datagram,
-    session: Session,
-    records: RawRecord[],
+    source: string,
+    entry: KeyEntry,
     now: number,
+    mayRefetch: boolean,
   ): string | undefined {
-    const verdict = this.window(session.id).check(datagram.serial);
-    if (verdict !== "fresh") return verdict;
+    const session = entry.session;
+    if (!session) return "unknown_flight";
+    const { guards } = this.parts;
+    const guard = guards.get(session.id, now);
+    // The last ciphertext block names the datagram (see sessionGuard.ts); 64 bits of it are remembered.
+    const ciphertext = datagram.ciphertext;
+    const last = ciphertext.length - BLOCK;
+    const hi = ciphertext.readUInt32LE(last);
+    const lo = ciphertext.readUInt32LE(last + 4);
+    if (guards.seen(guard, hi, lo)) return "replayed";
+    const payload = session.key.decrypt(datagram.iv, ciphertext);
+    const records = payload && splitRecords(payload);
+    if (!records) {
+      const failure = payload ? "bad_payload_framing" : "decrypt_failed";
+      if (!mayRefetch || !this.mayLookUp(datagram.flightId, source, now)) return failure;
+      const previous = session.id;
+      return this.afterLookUp(
+        () => this.parts.keys.refetch(datagram.flightId, now),
+        datagram,
+        source,
+        failure,
+        (fresh) => fresh.session?.id !== previous,
+      );
+    }
+    if (!guard.take(now)) return "session_rate_limited";
+    guards.remember(guard, hi, lo);
+
     const { metrics, schema } = this.parts;
     metrics.datagramsAccepted.inc();
+    const id = ciphertext.toString("base64", last);
     for (let index = 0; index < records.length; index++) {
       const raw = records[index]!;
       const kind = schema.byId.get(raw.typeId);
@@ -146,24 +172,45 @@ export class Intake {
         now,
         ...message.values,
       ];
-      this.parts.forward(datagram.flightId, session.id, row);
+      this.parts.forward(datagram.flightId, session.id, row, id);
     }
     return undefined;
   }
 
-  private window(sessionId: string): ReplayWindow {
-    // Floods come from one session at a time: the last window needs no map work.
-    if (this.lastWindow?.sessionId === sessionId) return this.lastWindow.window;
-    let window = this.windows.get(sessionId);
-    if (window) {
-      // Most datagrams come from the few sessions flying now; re-inserting keeps them last to go.
-      this.windows.delete(sessionId);
-    } else {
-      window = new ReplayWindow();
-      if (this.windows.size >= MAX_WINDOWS) this.windows.delete(this.windows.keys().next().value!);
-    }
-    this.windows.set(sessionId, window);
-    this.lastWindow = { sessionId, window };
-    return window;
+  private mayLookUp(flightId: string, source: string, now: number): boolean {
+    return this.parts.keys.isLoading(flightId) || this.parts.sources.mayLookUp(source, now);
+  }
+
+  /**
+   * Holds the datagram until its flight's key is looked up, then opens it with what was found
+   * (`worthTrying` tells whether that can change the outcome); `failure` names the drop otherwise.
+   */
+  private afterLookUp(
+    lookUp: () => Promise<KeyEntry>,
+    datagram: Datagram,
+    source: string,
+    failure: string,
+    worthTrying: (entry: KeyEntry) => boolean = () => true,
+  ): string | undefined {
+    if (this.waitingForKey >= MAX_WAITING_FOR_KEY) return failure;
+    this.waitingForKey++;
+    const done = this.parts.keys.isLoading(datagram.flightId) ? noop : this.parts.sources.lookUp(source);
+    lookUp()
+      .finally(() => {
+        this.waitingForKey--;
+        done();
+      })
+      .then(
+        (entry) =>
+          this.settle(source, () =>
+            worthTrying(entry) ? this.open(datagram, source, entry, Date.now(), false) : failure,
+          ),
+        (err) =>
+          this.settle(source, () =>
+            // A first look-up names why it failed; a refetch keeps the datagram's own failure.
+            failure === "key_unavailable" && err instanceof KeyUnavailable ? err.reason : failure,
+          ),
+      );
+    return undefined;
   }
 }

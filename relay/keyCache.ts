@@ -1,3 +1,4 @@
+import { TokenBucket } from "./rateLimit";
 import type { Session } from "./workerClient";
 
 /** What the worker said about a flight: its open session, or null for none (cached negatively). */
@@ -16,11 +17,33 @@ export interface KeyCacheOptions {
   /** The least time between two look-ups of one flight: after a failure, or forced by decrypt failures. */
   retryAfterMs: number;
   maxEntries: number;
-  /** At most this many look-ups at once; datagrams of further unknown flights are dropped meanwhile. */
+  /** At most this many look-ups at once; further ones wait in line (up to maxQueuedFetches). */
   maxPendingFetches: number;
+  maxQueuedFetches?: number;
+  /**
+   * Look-ups of flights not in the cache, across all sources: a flood of made-up flight ids costs the
+   * worker at most this many a second (0: no limit)…
+   */
+  lookUpsPerSecond?: number;
+  /** …and at once. */
+  lookUpBurst?: number;
 }
 
-export class KeyUnavailable extends Error {}
+/** Why no key could be had: the worker failed or is busy (`key_unavailable`), or the budget is spent. */
+export class KeyUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly reason: "key_unavailable" | "lookup_budget" = "key_unavailable",
+  ) {
+    super(message);
+  }
+}
+
+interface Queued {
+  promise: Promise<KeyEntry>;
+  resolve: (entry: KeyEntry) => void;
+  reject: (err: unknown) => void;
+}
 
 /**
  * Session keys by flight id. Reads are synchronous while an entry exists: an expired entry keeps
@@ -34,12 +57,18 @@ export class KeyCache {
   private readonly scheduled = new Map<string, Promise<KeyEntry>>();
   /** Flights whose look-up failed without a cached entry to fall back on, and when. */
   private readonly failures = new Map<string, number>();
+  /** Look-ups waiting for one of the maxPendingFetches slots, in order. */
+  private readonly queued = new Map<string, Queued>();
+  private readonly budget: TokenBucket;
 
   constructor(
     private readonly fetchSession: (flightId: string) => Promise<Session | null>,
     private readonly options: KeyCacheOptions,
     private readonly onFetch: (result: "found" | "absent" | "error") => void = () => {},
-  ) {}
+  ) {
+    const perSecond = options.lookUpsPerSecond ?? 0;
+    this.budget = new TokenBucket(perSecond, options.lookUpBurst ?? 10 * perSecond);
+  }
 
   /** The cached entry, if any, starting a background refresh when it has expired. */
   peek(flightId: string, now: number): KeyEntry | undefined {
@@ -49,18 +78,41 @@ export class KeyCache {
   }
 
   /**
-   * Looks the flight up (once for concurrent callers). Rejects with KeyUnavailable when the worker
-   * cannot answer, when the last try failed moments ago, or when too many look-ups are pending.
+   * Looks the flight up (once for concurrent callers); beyond maxPendingFetches at once, look-ups wait
+   * in line. Rejects with KeyUnavailable when the worker cannot answer, when the last try failed
+   * moments ago, when the line is full, or when the look-up budget is spent.
    */
   load(flightId: string, now: number): Promise<KeyEntry> {
+    const running = this.fetches.get(flightId) ?? this.queued.get(flightId)?.promise;
+    if (running) return running;
     const failedAt = this.failures.get(flightId);
     if (failedAt !== undefined && now - failedAt < this.options.retryAfterMs) {
       return Promise.reject(new KeyUnavailable("the last look-up failed moments ago"));
     }
-    if (!this.fetches.has(flightId) && this.fetches.size >= this.options.maxPendingFetches) {
-      return Promise.reject(new KeyUnavailable("too many look-ups pending"));
+    if (!this.budget.take(now)) {
+      return Promise.reject(new KeyUnavailable("key look-up budget spent", "lookup_budget"));
     }
-    return this.fetch(flightId, now);
+    if (this.fetches.size < this.options.maxPendingFetches) return this.fetch(flightId, now);
+    if (this.queued.size >= (this.options.maxQueuedFetches ?? 10_000)) {
+      return Promise.reject(new KeyUnavailable("too many look-ups waiting"));
+    }
+    let queued: Queued | undefined;
+    const promise = new Promise<KeyEntry>((resolve, reject) => {
+      queued = { promise: undefined as unknown as Promise<KeyEntry>, resolve, reject };
+    });
+    queued!.promise = promise;
+    this.queued.set(flightId, queued!);
+    return promise;
+  }
+
+  /** Whether the flight is being looked up (or waits in line, or for its refetch): a caller joins it. */
+  isLoading(flightId: string): boolean {
+    return this.fetches.has(flightId) || this.queued.has(flightId) || this.scheduled.has(flightId);
+  }
+
+  /** Look-ups waiting in line, for the metrics. */
+  get waiting(): number {
+    return this.queued.size;
   }
 
   /**
@@ -115,9 +167,20 @@ export class KeyCache {
           throw new KeyUnavailable(String((err as Error).message));
         },
       )
-      .finally(() => this.fetches.delete(flightId));
+      .finally(() => {
+        this.fetches.delete(flightId);
+        this.startQueued();
+      });
     this.fetches.set(flightId, pending);
     return pending;
+  }
+
+  private startQueued(): void {
+    for (const [flightId, queued] of this.queued) {
+      if (this.fetches.size >= this.options.maxPendingFetches) return;
+      this.queued.delete(flightId);
+      this.fetch(flightId, Date.now()).then(queued.resolve, queued.reject);
+    }
   }
 
   private store(flightId: string, entry: KeyEntry): KeyEntry {

@@ -7,13 +7,18 @@ import { KeyCache } from "./keyCache";
 import type { Log } from "./log";
 import { telemetrySchema } from "./messages";
 import { Gauge, relayMetrics, serveMetrics } from "./metrics";
-import { SourceRateLimit } from "./rateLimit";
+import { SourceFailures } from "./rateLimit";
+import { SessionGuards } from "./sessionGuard";
 import { Spool } from "./spool";
 import { WorkerClient } from "./workerClient";
 
 const SWEEP_MS = 10_000;
 const KEY_CACHE_ENTRIES = 100_000;
 const MAX_PENDING_KEY_FETCHES = 64;
+/** Sessions with replay memory at most (the least recently active go first)… */
+const MAX_SESSIONS = 50_000;
+/** …and datagram identities remembered across them (16 bytes each): 64 MB. */
+const MAX_REMEMBERED_DATAGRAMS = 4_194_304;
 const RETRY_BASE_MS = 250;
 const RETRY_MAX_MS = 30_000;
 
@@ -36,6 +41,8 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
       retryAfterMs: 1000,
       maxEntries: KEY_CACHE_ENTRIES,
       maxPendingFetches: MAX_PENDING_KEY_FETCHES,
+      lookUpsPerSecond: config.lookUpsPerSecond,
+      lookUpBurst: config.lookUpBurst,
     },
     (result) => metrics.keyFetches.inc({ result }),
   );
@@ -57,12 +64,20 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
       for (const flightId of flightIds) keys.evict(flightId);
     },
   );
-  const limiter = new SourceRateLimit(config.ratePerIp, config.burstPerIp);
+  const sources = new SourceFailures(config.failuresPerIp, config.failureBurstPerIp);
+  const guards = new SessionGuards({
+    perSecond: config.ratePerSession,
+    burst: config.burstPerSession,
+    maxSessions: MAX_SESSIONS,
+    maxIds: MAX_REMEMBERED_DATAGRAMS,
+  });
   const intake = new Intake({
     schema: telemetrySchema,
+    flightIds: config.flightIdPattern,
     keys,
-    limiter,
-    forward: (flightId, sessionId, row) => forwarder.enqueue(flightId, sessionId, row),
+    sources,
+    guards,
+    forward: (flightId, sessionId, row, datagram) => forwarder.enqueue(flightId, sessionId, row, datagram),
     metrics,
     log,
   });
@@ -77,11 +92,17 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
     ["windsock_relay_spool_records", "Records waiting in the on-disk spool", () => spool.records],
     ["windsock_relay_spool_bytes", "Size of the on-disk spool", () => spool.bytes],
     ["windsock_relay_key_cache_entries", "Flights whose session (or its absence) is cached", () => keys.size],
-    ["windsock_relay_sessions", "Sessions with a replay window", () => intake.sessions],
+    ["windsock_relay_sessions", "Sessions with replay memory and a rate limit", () => intake.sessions],
     [
-      "windsock_relay_rate_limited_sources",
-      "Source addresses with a partly used token bucket",
-      () => limiter.size,
+      "windsock_relay_remembered_datagrams",
+      "Datagram identities remembered across sessions, to drop replays",
+      () => guards.ids,
+    ],
+    ["windsock_relay_key_lookups_waiting", "Key look-ups waiting for a free slot", () => keys.waiting],
+    [
+      "windsock_relay_failing_sources",
+      "Source addresses that sent failing datagrams lately (partly used failure budget)",
+      () => sources.size,
     ],
     [
       "process_resident_memory_bytes",
@@ -107,7 +128,7 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
     });
   });
   forwarder.start();
-  const sweeper = setInterval(() => limiter.sweep(Date.now()), SWEEP_MS).unref();
+  const sweeper = setInterval(() => sources.sweep(Date.now()), SWEEP_MS).unref();
 
   const port = socket.address().port;
   const metricsPort = (metricsServer.address() as AddressInfo).port;

@@ -1,3 +1,4 @@
+import { KEY_CACHE_MS } from "../worker/middleware/apiKey";
 import { createKey, listKeys, revokeKey } from "./lib/accounts";
 import { fail, parseArgs } from "./lib/config";
 import { openTarget } from "./lib/target";
@@ -11,7 +12,8 @@ Usage:
   npm run keys:list -- [--remote]
       Lists keys: id, prefix, name, account, created, revoked.
   npm run keys:revoke -- <key id or prefix> [--remote]
-      Revokes a key. Workers stop accepting it within 60 seconds.
+      Revokes a key. Workers stop accepting it within ${KEY_CACHE_MS / 1000} seconds (their key cache);
+      a key's holder can revoke it at once with POST /auth/v1/key/revoke.
 
 Options:
   --remote   act on the deployed D1 database (wrangler must be logged in) instead of STATE_DIR
@@ -55,7 +57,7 @@ async function main() {
       if (!which) fail("name the key to revoke by id or prefix (see keys:list)");
       const count = await revokeKey(target, which);
       if (count === 0) fail(`no active key matches ${which}`);
-      console.log(`revoked ${which}; workers refuse it within 60 s`);
+      console.log(`revoked ${which}; workers refuse it within ${KEY_CACHE_MS / 1000} s`);
     } else {
       fail(`unknown command ${command}\n\n${HELP}`);
     }

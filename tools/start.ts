@@ -1,30 +1,46 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createKey, isLiveKey } from "./lib/accounts";
 import { parseArgs, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
 import { ensureDevVars } from "./lib/devVars";
+import {
+  DEFAULT_METRICS_PORT,
+  relayCommand,
+  relayListening,
+  relayMetricsPort,
+  type Supervised,
+  supervise,
+} from "./lib/processes";
 import { applyMigrations, openTarget } from "./lib/target";
 import { seeders } from "./seed";
 
-const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay.
+const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
+restarting either if it crashes.
 
 Usage: npm start [-- --help]
 
 Environment:
   PORT            HTTP port of the worker on 127.0.0.1 (default 8787)
   TELEMETRY_PORT  UDP port of the telemetry relay (default 16060)
-  RELAY_METRICS_PORT  the relay's Prometheus metrics port on TCP (default: TELEMETRY_PORT's number)
+  TELEMETRY_HOST  address the relay binds (default 127.0.0.1; 0.0.0.0 or :: to take datagrams from
+                  other machines)
+  RELAY_METRICS_PORT  the relay's Prometheus metrics port on 127.0.0.1 (default 9464; when that is taken
+                  and this is not set, a free port: the banner and STATE_DIR/services.json say which)
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
   RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
+A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
 Stop with Ctrl-C.`;
 
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
-// Metrics are TCP, telemetry UDP: the same number keeps two copies with different TELEMETRY_PORT apart.
-const RELAY_METRICS_PORT = Number(process.env.RELAY_METRICS_PORT ?? TELEMETRY_PORT);
+const TELEMETRY_HOST = process.env.TELEMETRY_HOST || "127.0.0.1";
 const DEV_KEY_FILE = path.join(STATE_DIR, "dev-api-key");
-const children: ChildProcess[] = [];
+/** What runs now (pids and bound addresses), for operators and the benchmarks. */
+const SERVICES_FILE = path.join(STATE_DIR, "services.json");
+const running: Supervised<unknown>[] = [];
+const services: Record<string, unknown> = {};
 
 function log(message: string) {
   console.log(`[start] ${message}`);
@@ -55,14 +71,19 @@ async function main() {
   }
 
   const baseUrl = `http://127.0.0.1:${PORT}`;
-  startWorker();
-  await waitForHealth(baseUrl);
-  startRelay(baseUrl, devVars);
+  running.push(await superviseWorker(baseUrl));
+  // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
+  const bundle = `relay-${createHash("sha256").update(STATE_DIR).digest("hex").slice(0, 12)}`;
+  const relay = await superviseRelay(baseUrl, devVars, await metricsPort(), await relayCommand(bundle));
+  running.push(relay);
+  const bound = relay.first;
+  const everywhere = bound.host === "0.0.0.0" || bound.host === "::" ? "   (all interfaces)" : "";
   console.log(`
 Windsock is running
   API          ${baseUrl}   (docs: ${baseUrl}/docs)
-  Telemetry    udp://127.0.0.1:${TELEMETRY_PORT}   (relay metrics: http://127.0.0.1:${RELAY_METRICS_PORT}/metrics)
+  Telemetry    udp://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}${everywhere}   (relay metrics: http://127.0.0.1:${bound.metricsPort}/metrics)
   API key      ${apiKey}
+A crashed worker or relay is restarted; while the relay is down nothing listens on the telemetry port.
 Try: curl -X POST -H 'X-API-Key: ${apiKey}' -H 'Content-Type: application/json' \\
        -d '{"user_id":"me"}' ${baseUrl}/auth/v1/anonymous/token
 `);
@@ -79,7 +100,22 @@ async function developmentKey(target: Awaited<ReturnType<typeof openTarget>>): P
   return created.apiKey;
 }
 
-function startWorker() {
+/** The relay's metrics port (relayMetricsPort): fixed 9464 unless set, or taken by another copy. */
+async function metricsPort(): Promise<number> {
+  const port = await relayMetricsPort(process.env);
+  if (port === 0)
+    log(`metrics port ${DEFAULT_METRICS_PORT} is taken (another copy?); the relay picks a free one`);
+  return port;
+}
+
+function record(name: string, value: unknown) {
+  services[name] = value;
+  // Written aside and renamed: a reader never sees half a file.
+  writeFileSync(`${SERVICES_FILE}.tmp`, `${JSON.stringify(services, null, 2)}\n`);
+  renameSync(`${SERVICES_FILE}.tmp`, SERVICES_FILE);
+}
+
+function superviseWorker(baseUrl: string) {
   const args = [
     "dev",
     "--ip=127.0.0.1",
@@ -91,47 +127,78 @@ function startWorker() {
   ];
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
-  const worker = spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
-    cwd: ROOT,
-    env: WRANGLER_ENV,
-    stdio: ["ignore", "inherit", "inherit"],
-    // Its own process group, so stopping it also stops the workerd processes it starts.
-    detached: true,
+  return supervise({
+    name: "worker",
+    spawn: () =>
+      spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
+        cwd: ROOT,
+        env: WRANGLER_ENV,
+        stdio: ["ignore", "inherit", "inherit"],
+        // Its own process group, so stopping it also stops the workerd processes it starts.
+        detached: true,
+      }),
+    ready: (child) => waitForHealth(baseUrl, child),
+    log,
+    onReady: (_info, child, restarts) => {
+      record("worker", { pid: child.pid, url: baseUrl });
+      if (restarts > 0) log(`worker serves again on ${baseUrl} (restart ${restarts})`);
+    },
   });
-  watch(worker, "worker");
 }
 
 /** The telemetry relay beside the worker; it fetches session keys from the worker's internal API. */
-function startRelay(baseUrl: string, devVars: Record<string, string>) {
-  const relay = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "relay/main.ts")], {
-    cwd: ROOT,
-    // The spool lives under STATE_DIR; the other RELAY_* settings pass through.
-    env: {
-      ...process.env,
-      RELAY_SECRET: devVars.RELAY_SECRET,
-      WORKER_URL: baseUrl,
-      TELEMETRY_PORT: String(TELEMETRY_PORT),
-      RELAY_METRICS_PORT: String(RELAY_METRICS_PORT),
-      STATE_DIR,
+function superviseRelay(
+  baseUrl: string,
+  devVars: Record<string, string>,
+  firstMetricsPort: number,
+  relayArgs: string[],
+) {
+  let metrics = firstMetricsPort;
+  let crashedAt = 0;
+  return supervise({
+    name: "relay",
+    spawn: () => {
+      crashedAt = Date.now();
+      return spawn(process.execPath, relayArgs, {
+        cwd: ROOT,
+        // The spool lives under STATE_DIR; the other RELAY_* settings pass through.
+        env: {
+          ...process.env,
+          RELAY_SECRET: devVars.RELAY_SECRET,
+          WORKER_URL: baseUrl,
+          TELEMETRY_PORT: String(TELEMETRY_PORT),
+          TELEMETRY_HOST,
+          RELAY_METRICS_PORT: String(metrics),
+          STATE_DIR,
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+        detached: true,
+      });
     },
-    stdio: ["ignore", "inherit", "inherit"],
-    detached: true,
+    ready: (child) => relayListening(child, (line) => process.stdout.write(`${line}\n`)),
+    log,
+    onReady: (bound, child, restarts) => {
+      // Restarts keep the metrics port the first start got.
+      metrics = bound.metricsPort;
+      record("relay", {
+        pid: child.pid,
+        host: bound.host,
+        port: bound.port,
+        metrics_port: bound.metricsPort,
+      });
+      if (restarts > 0)
+        log(
+          `relay serves again on udp://${bound.host}:${bound.port}, ${Date.now() - crashedAt} ms after its restart began (restart ${restarts})`,
+        );
+    },
   });
-  watch(relay, "relay");
 }
 
-function watch(child: ChildProcess, name: string) {
-  children.push(child);
-  child.on("exit", (code, signal) => {
-    if (shuttingDown) return;
-    console.error(`[start] ${name} exited (${signal ?? code}); stopping`);
-    shutdown(1);
-  });
-}
-
-async function waitForHealth(baseUrl: string) {
+async function waitForHealth(baseUrl: string, child: ChildProcess) {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the worker exited (${child.signalCode ?? child.exitCode}) before it answered`);
     try {
       const res = await fetch(`${baseUrl}/health`);
       if (res.ok) return;
@@ -143,29 +210,13 @@ async function waitForHealth(baseUrl: string) {
   throw new Error(`the worker did not answer on ${baseUrl}/health within 120 s`);
 }
 
-/** Signals a child's whole process group (children are started detached, as group leaders). */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    child.kill(signal);
-  }
-}
-
 let shuttingDown = false;
 function shutdown(code: number) {
   if (shuttingDown) return;
   shuttingDown = true;
   // SIGTERM lets the relay flush its queue to the spool; what still runs after the grace is killed.
-  for (const child of children) signalGroup(child, "SIGTERM");
-  setTimeout(() => {
-    for (const child of children) signalGroup(child, "SIGKILL");
-    process.exit(code);
-  }, 8000).unref();
-  Promise.all(
-    children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.on("exit", r)))),
-  ).then(() => process.exit(code));
+  setTimeout(() => process.exit(code), 9000).unref();
+  Promise.allSettled(running.map((service) => service.stop("SIGTERM", 8000))).then(() => process.exit(code));
 }
 // First in line: a handler that wrangler's import installs exits the process at once, which would
 // orphan the worker and the relay (and keep their ports).

@@ -1,3 +1,4 @@
+import turfDistance from "@turf/distance";
 import { describe, expect, it } from "vitest";
 import {
   bufferCircle,
@@ -7,8 +8,17 @@ import {
   maxLinearExtent,
 } from "../../worker/domain/flightArea";
 import { flightState } from "../../worker/domain/flightState";
-import { bboxOf, type Polygon } from "../../worker/domain/geojson";
+import { bboxOf, type Polygon, type Position } from "../../worker/domain/geojson";
 import { bowTie } from "../geometries";
+
+/** A closed circle of `sides` sides around (8.5, 47.4): `sides` + 1 positions. */
+function circleRing(sides: number, radius = 0.01): Position[] {
+  const ring = Array.from({ length: sides }, (_, i) => {
+    const angle = (2 * Math.PI * i) / sides;
+    return [8.5 + radius * Math.cos(angle), 47.4 + radius * Math.sin(angle)] as Position;
+  });
+  return [...ring, ring[0]!];
+}
 
 const unitSquare: Polygon = {
   type: "Polygon",
@@ -103,6 +113,21 @@ describe("geometryProblem", () => {
     expect(geometryProblem(geometry, 0)?.status).toBe(400);
   });
 
+  it("accepts a simple polygon of exactly 10,000 positions and refuses a crossed one with 400", () => {
+    const ring = circleRing(9_999);
+    expect(ring).toHaveLength(MAX_POSITIONS);
+    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)).toBeNull();
+    [ring[100], ring[101]] = [ring[101]!, ring[100]!];
+    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)?.status).toBe(400);
+  });
+
+  it("counts the positions of every ring toward the limit", () => {
+    const shell = circleRing(9_000);
+    const hole = circleRing(999, 0.001);
+    expect(geometryProblem({ type: "Polygon", coordinates: [shell, hole] }, 0)?.status).toBe(413);
+    expect(geometryProblem({ type: "Polygon", coordinates: [shell, circleRing(998, 0.001)] }, 0)).toBeNull();
+  });
+
   it("refuses more than 10,000 positions with 413", () => {
     const ring = Array.from({ length: MAX_POSITIONS + 1 }, (_, i) => [i * 1e-6, (i % 2) * 1e-6]);
     expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)?.status).toBe(413);
@@ -153,6 +178,25 @@ describe("flight area", () => {
     // The diagonal of a 0.01° square at the equator: about 1572.6 m.
     expect(maxLinearExtent(unitSquare)).toBeCloseTo(1572.6, 0);
     expect(maxLinearExtent(bufferCircle([8.5, 47.4], 500))).toBeCloseTo(1000, -1);
+  });
+
+  it("measures a hull of thousands of vertices as every pair would", () => {
+    for (const [lng, lat, rx, ry] of [
+      [8.5, 47.4, 0.3, 0.1],
+      [-84.2, 36.3, 0.05, 0.4],
+      [151.2, -33.9, 0.45, 0.45],
+    ] as const) {
+      const ring = Array.from({ length: 1500 }, (_, i) => {
+        const angle = (2 * Math.PI * i) / 1500;
+        return [lng + rx * Math.cos(angle), lat + ry * Math.sin(angle)] as Position;
+      });
+      let longest = 0;
+      for (let i = 0; i < ring.length; i++)
+        for (let j = i + 1; j < ring.length; j++)
+          longest = Math.max(longest, turfDistance(ring[i]!, ring[j]!, { units: "meters" }));
+      const area: Polygon = { type: "Polygon", coordinates: [[...ring, ring[0]!]] };
+      expect(maxLinearExtent(area)).toBe(Math.round(longest * 100) / 100);
+    }
   });
 });
 

@@ -11,10 +11,22 @@ describe("relay configuration", () => {
       workerUrl: "http://127.0.0.1:8787",
       metricsPort: 9464,
       spoolDir: "/var/lib/ws/relay-spool",
-      ratePerIp: 1000,
-      burstPerIp: 2000,
+      ratePerSession: 1000,
+      burstPerSession: 10_000,
+      failuresPerIp: 20,
+      failureBurstPerIp: 200,
+      lookUpsPerSecond: 200,
+      lookUpBurst: 2000,
       batchSize: 1000,
     });
+  });
+
+  it("keeps the metrics port fixed whatever the telemetry port (never derived from it)", () => {
+    for (const port of ["16060", "36060", "17000"]) {
+      const config = readConfig([], { RELAY_SECRET: "s", TELEMETRY_PORT: port });
+      expect(config).toMatchObject({ port: Number(port), metricsPort: 9464 });
+    }
+    expect(readConfig(["--port=36060"], { RELAY_SECRET: "s" })).toMatchObject({ metricsPort: 9464 });
   });
 
   it("reads the environment, and flags win over it", () => {
@@ -22,13 +34,15 @@ describe("relay configuration", () => {
       RELAY_SECRET: "s",
       TELEMETRY_PORT: "16500",
       RELAY_METRICS_PORT: "9999",
-      RELAY_RATE_PER_IP: "0",
+      RELAY_RATE_PER_SESSION: "0",
+      TELEMETRY_HOST: "127.0.0.1",
     });
     expect(config).toMatchObject({
       port: 17000,
       metricsPort: 9999,
       workerUrl: "https://api.example",
-      ratePerIp: 0,
+      ratePerSession: 0,
+      host: "127.0.0.1",
     });
   });
 
@@ -39,6 +53,8 @@ describe("relay configuration", () => {
     expect(() => readConfig(["--batch-size", "5000"], { RELAY_SECRET: "s" })).toThrow(/--batch-size/);
     expect(() => readConfig(["--log-level", "loud"], { RELAY_SECRET: "s" })).toThrow(/--log-level/);
     expect(() => readConfig(["--unknown"], { RELAY_SECRET: "s" })).toThrow(/unknown/i);
+    // Valid traffic is no longer limited by address: the old option is gone, not silently ignored.
+    expect(() => readConfig(["--rate-per-ip=5"], { RELAY_SECRET: "s" })).toThrow(/rate-per-ip/);
   });
 });
 

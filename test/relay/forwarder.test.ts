@@ -20,7 +20,7 @@ const OPTIONS: ForwarderOptions = {
 
 /** Enqueues one barometer record of the given serial. */
 function enqueue(f: Forwarder, serial: number, flightId = "flight|f", sessionId = "session|s"): void {
-  f.enqueue(flightId, sessionId, [serial, 0, "barometer", serial, Date.now(), 1000]);
+  f.enqueue(flightId, sessionId, [serial, 0, "barometer", serial, Date.now(), 1000], `d${serial}`);
 }
 
 /** A worker that stores by (session, serial, index), and can be switched off. */

@@ -3,14 +3,11 @@ import { describe, expect, it } from "vitest";
 import { telemetrySchema } from "../../relay/messages";
 import { buildDatagram, encodeRecords, position } from "../../tools/lib/datagrams";
 import { invalidField } from "../../worker/domain/telemetryMessages";
-import { intakeHarness, settle } from "./harness";
+import { flightIdOf, intakeHarness, settle } from "./harness";
 
-const FLIGHT = "flight|fuzz";
-/**
- * Valid datagrams after the fuzz go to another flight: a mutated serial is still a valid datagram (the
- * format does not authenticate its header), and a large one legitimately moves FLIGHT's replay window.
- */
-const PROBE = "flight|probe";
+const FLIGHT = flightIdOf("fuzz");
+/** Valid datagrams between the rounds of fuzz go to another flight, so each can be told apart. */
+const PROBE = flightIdOf("probe");
 
 /** mulberry32: a seeded generator, so a failure can be replayed. */
 function random(seed: number) {

@@ -4,7 +4,8 @@ import { KeyCache } from "../../relay/keyCache";
 import { createLog } from "../../relay/log";
 import { telemetrySchema } from "../../relay/messages";
 import { relayMetrics } from "../../relay/metrics";
-import { SourceRateLimit } from "../../relay/rateLimit";
+import { SourceFailures } from "../../relay/rateLimit";
+import { SessionGuards } from "../../relay/sessionGuard";
 import type { Session } from "../../relay/workerClient";
 import { namedFields } from "../../worker/domain/telemetryMessages";
 
@@ -12,6 +13,7 @@ import { namedFields } from "../../worker/domain/telemetryMessages";
 export interface Forwarded {
   flight_id: string;
   session_id: string;
+  datagram: string;
   serial: number;
   index: number;
   type: string;
@@ -24,7 +26,21 @@ export interface Forwarded {
  * An Intake wired to an in-memory "worker": `sessions` says which flight has which open session,
  * forwarded records are collected, and look-ups are counted.
  */
-export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: number } = {}) {
+export function intakeHarness(
+  options: {
+    failuresPerIp?: number;
+    failureBurstPerIp?: number;
+    ratePerSession?: number;
+    burstPerSession?: number;
+    lookUpsPerSecond?: number;
+    lookUpBurst?: number;
+    retryAfterMs?: number;
+    /** How long a look-up takes (ms); 0 answers in a microtask. */
+    lookUpMs?: number;
+    /** Flight ids worth a look-up (the relay's default shape unless given). */
+    flightIds?: RegExp;
+  } = {},
+) {
   const sessions = new Map<string, { id: string; key: Buffer } | null>();
   const forwarded: Forwarded[] = [];
   const lookups: string[] = [];
@@ -33,6 +49,7 @@ export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: numb
   const keys = new KeyCache(
     async (flightId): Promise<Session | null> => {
       lookups.push(flightId);
+      if (options.lookUpMs) await new Promise((r) => setTimeout(r, options.lookUpMs));
       const session = sessions.get(flightId);
       return session ? { id: session.id, key: new SessionKey(session.key) } : null;
     },
@@ -40,19 +57,28 @@ export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: numb
       ttlMs: 60_000,
       negativeTtlMs: 60_000,
       retryAfterMs: options.retryAfterMs ?? 0,
-      maxEntries: 1000,
+      maxEntries: 100_000,
       maxPendingFetches: 10,
+      lookUpsPerSecond: options.lookUpsPerSecond ?? 0,
+      lookUpBurst: options.lookUpBurst,
     },
   );
-  const rate = options.ratePerIp ?? 0;
   const intake = new Intake({
     schema: telemetrySchema,
+    flightIds: options.flightIds,
     keys,
-    limiter: new SourceRateLimit(rate, rate),
-    forward: (flightId, sessionId, [serial, index, type, timestamp, receivedAt, ...values]) =>
+    sources: new SourceFailures(options.failuresPerIp ?? 0, options.failureBurstPerIp ?? 0),
+    guards: new SessionGuards({
+      perSecond: options.ratePerSession ?? 0,
+      burst: options.burstPerSession ?? 0,
+      maxSessions: 100_000,
+      maxIds: 4_000_000,
+    }),
+    forward: (flightId, sessionId, [serial, index, type, timestamp, receivedAt, ...values], datagram) =>
       forwarded.push({
         flight_id: flightId,
         session_id: sessionId,
+        datagram,
         serial,
         index,
         type,
@@ -66,6 +92,15 @@ export function intakeHarness(options: { ratePerIp?: number; retryAfterMs?: numb
   const dropped = (reason: string) => metrics.datagramsDropped.value({ reason });
   const droppedRecords = (reason: string) => metrics.recordsDropped.value({ reason });
   return { intake, sessions, forwarded, lookups, logs, metrics, keys, dropped, droppedRecords };
+}
+
+/**
+ * A flight id of the shape the worker issues (`flight|` and 22 base62 characters), named for a test:
+ * the tag's letters and digits padded with Z (so `nat1` and `nat10` stay apart).
+ */
+export function flightIdOf(tag: string): string {
+  const name = tag.replace(/[^0-9A-Za-z]/g, "").padEnd(22, "Z");
+  return `flight|${name.slice(0, 22)}`;
 }
 
 /** Lets pending look-ups and their continuations run. */

@@ -71,16 +71,54 @@ describe("KeyCache", () => {
     expect(cache.peek("f", 1101)?.session?.id).toBe("s1b");
   });
 
-  it("refuses look-ups of an unknown flight for a moment after one failed, and when too many are pending", async () => {
+  it("refuses look-ups of an unknown flight for a moment after one failed", async () => {
     const { cache, calls } = scripted([new Error("down")]);
     await expect(cache.load("f", 0)).rejects.toBeInstanceOf(KeyUnavailable);
     await expect(cache.load("f", 50)).rejects.toBeInstanceOf(KeyUnavailable);
     expect(calls).toHaveLength(1);
+  });
 
-    const slow = new KeyCache(() => new Promise(() => {}), OPTIONS);
-    void slow.load("a", 0);
-    void slow.load("b", 0);
-    await expect(slow.load("c", 0)).rejects.toBeInstanceOf(KeyUnavailable);
+  it("lines look-ups up beyond maxPendingFetches instead of refusing them, up to a limit", async () => {
+    const answers: ((s: Session | null) => void)[] = [];
+    const calls: string[] = [];
+    const cache = new KeyCache(
+      (flightId) => {
+        calls.push(flightId);
+        return new Promise((resolve) => answers.push(resolve));
+      },
+      { ...OPTIONS, maxEntries: 100, maxQueuedFetches: 2 },
+    );
+    const a = cache.load("a", 0);
+    const b = cache.load("b", 0);
+    const c = cache.load("c", 0);
+    const d = cache.load("d", 0);
+    await expect(cache.load("e", 0)).rejects.toMatchObject({ reason: "key_unavailable" });
+    expect(calls).toEqual(["a", "b"]);
+    expect(cache.waiting).toBe(2);
+    expect(cache.load("c", 0)).toBe(c);
+    answers[0]!(session("sa"));
+    await a;
+    expect(calls).toEqual(["a", "b", "c"]);
+    answers[1]!(null);
+    answers[2]!(session("sc"));
+    await Promise.all([b, c]);
+    answers[3]!(session("sd"));
+    expect((await d).session?.id).toBe("sd");
+    expect(cache.waiting).toBe(0);
+  });
+
+  it("spends a global budget on look-ups of flights it does not know, not on cached ones", async () => {
+    const { cache, calls } = scripted(
+      Array.from({ length: 20 }, () => null),
+      { ...OPTIONS, maxEntries: 100, lookUpsPerSecond: 10, lookUpBurst: 3 },
+    );
+    for (const flight of ["a", "b", "c"]) await cache.load(flight, 1000);
+    await expect(cache.load("d", 1000)).rejects.toMatchObject({ reason: "lookup_budget" });
+    // Cached answers cost nothing; 100 ms later one token is back.
+    expect(cache.peek("a", 1050)?.session).toBeNull();
+    await cache.load("d", 1100);
+    await expect(cache.load("e", 1100)).rejects.toMatchObject({ reason: "lookup_budget" });
+    expect(calls).toEqual(["a", "b", "c", "d"]);
   });
 
   it("holds at most maxEntries flights, forgetting the least recently fetched", async () => {

@@ -25,12 +25,17 @@ describe("keys commands", () => {
     expect(listed.stdout).toContain("active");
 
     const keyId = /^(key\|\S+)/m.exec(listed.stdout)![1]!;
-    expect((await keys("revoke", keyId)).code).toBe(0);
+    const revoked = await keys("revoke", keyId);
+    expect(revoked.code).toBe(0);
+    // The documented bound: worker isolates trust a key lookup for 10 s.
+    expect(revoked.stdout).toContain("workers refuse it within 10 s");
     expect((await keys("list")).stdout).toContain("revoked");
   });
 
   it("explains itself and refuses bad use", async () => {
-    expect((await keys("--help")).stdout).toContain("keys:create");
+    const help = (await keys("--help")).stdout;
+    expect(help).toContain("keys:create");
+    expect(help).toContain("within 10 seconds");
     const noName = await keys("create");
     expect(noName.code).not.toBe(0);
     expect(noName.stderr).toContain("--name");

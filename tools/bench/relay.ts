@@ -29,7 +29,7 @@ const HELP = `npm run bench:relay: starts the service (like npm run bench) and r
      the worker, end-to-end stored records/s, and the relay's peak memory.
 Each datagram holds one Position. Ends with {"bench":"relay","ratio":<relay ÷ bare receiver>, ...}.`;
 
-const peer = (args: string[]) =>
+export const peer = (args: string[]) =>
   track(
     spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "tools/bench/udpPeer.ts"), ...args], {
       cwd: ROOT,
@@ -38,7 +38,7 @@ const peer = (args: string[]) =>
   );
 
 /** The first JSON line a peer prints that has `field`. */
-async function lineWith(process: Process, field: string): Promise<Record<string, number>> {
+export async function lineWith(process: Process, field: string): Promise<Record<string, number>> {
   for (;;) {
     for (const line of process.output) {
       const parsed = JSON.parse(line) as Record<string, number>;
@@ -188,8 +188,8 @@ export const suite: BenchSuite = {
       workerUrl,
       secret: ensureDevVars().RELAY_SECRET!,
       spoolDir: path.join(ctx.stateDir, spool),
-      // One loopback source floods here: the per-IP limit would measure itself.
-      flags: ["--rate-per-ip=0"],
+      // One session floods here at the sender's full speed: its rate limit would measure itself.
+      flags: ["--rate-per-session=0"],
     });
     const flood = await flightInSession(ctx);
 

@@ -1,4 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
+import { readFileSync } from "node:fs";
+import { newId } from "../../worker/lib/ids";
 import { parseArgs } from "../lib/config";
 import { buildDatagram, encodeRecords, position } from "../lib/datagrams";
 
@@ -9,7 +12,14 @@ const HELP = `The relay benchmark's other processes (one JSON line of results on
       clock starts, then sends them to 127.0.0.1:<port>: as fast as it can, or at --rate a second.
       Prints {"sent", "seconds"}.
   udpPeer.ts receive [--recv-buffer-mb <n>]
-      a bare dgram receiver that only counts: prints {"port"} once bound, then {"received"} on SIGTERM.`;
+      a bare dgram receiver that only counts: prints {"port"} once bound, then {"received"} on SIGTERM.
+  udpPeer.ts fleet --port <n> --sessions <file.json> [--hz 10] [--seconds 3]
+      many sessions from one address (a carrier NAT, a ground station): the file lists
+      [{"flightId","key"}]; each session sends one Position datagram per 1/hz s, spread evenly over the
+      period. Prints {"sent", "seconds"}.
+  udpPeer.ts unknown --port <n> --count <n> --rate <per s>
+      datagrams for made-up flight ids of the worker's shape (a flood of unknown flights).
+      Prints {"sent", "seconds"}.`;
 
 const { flags, positionals } = parseArgs(process.argv.slice(2));
 const flag = (name: string, fallback?: string): string => {
@@ -46,6 +56,56 @@ async function send() {
   console.log(JSON.stringify({ sent, seconds }));
 }
 
+/** Sends pre-built datagrams, each at its due time (ms after the start); prints {"sent","seconds"}. */
+async function sendScheduled(port: number, datagrams: Buffer[], dueMs: (i: number) => number) {
+  const socket = createSocket("udp4");
+  socket.connect(port, "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const started = performance.now();
+  let sent = 0;
+  while (sent < datagrams.length) {
+    const now = performance.now() - started;
+    for (; sent < datagrams.length && dueMs(sent) <= now; sent++) socket.send(datagrams[sent]!);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  // Let the last sends leave before the socket closes.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.close();
+  console.log(JSON.stringify({ sent, seconds }));
+}
+
+async function fleet() {
+  const sessions = JSON.parse(readFileSync(flag("sessions"), "utf8")) as { flightId: string; key: string }[];
+  const hz = Number(flag("hz", "10"));
+  const ticks = Math.round(hz * Number(flag("seconds", "3")));
+  const periodMs = 1000 / hz;
+  const datagrams: Buffer[] = [];
+  const due: number[] = [];
+  const t0 = Date.now();
+  for (let tick = 0; tick < ticks; tick++) {
+    for (const [s, session] of sessions.entries()) {
+      const key = Buffer.from(session.key, "base64");
+      const at = tick * periodMs + (s * periodMs) / sessions.length;
+      const payload = encodeRecords([position(t0 + Math.round(at))]);
+      datagrams.push(buildDatagram({ serial: tick + 1, flightId: session.flightId, key, payload }));
+      due.push(at);
+    }
+  }
+  await sendScheduled(Number(flag("port")), datagrams, (i) => due[i]!);
+}
+
+async function unknown() {
+  const count = Number(flag("count"));
+  const rate = Number(flag("rate"));
+  const key = randomBytes(32);
+  const payload = encodeRecords([position(Date.now())]);
+  const datagrams = Array.from({ length: count }, (_, i) =>
+    buildDatagram({ serial: i + 1, flightId: newId("flight"), key, payload }),
+  );
+  await sendScheduled(Number(flag("port")), datagrams, (i) => (i * 1000) / rate);
+}
+
 async function receive() {
   const socket = createSocket({
     type: "udp4",
@@ -63,12 +123,13 @@ async function receive() {
   });
 }
 
+const modes: Record<string, () => Promise<void>> = { send, receive, fleet, unknown };
 const mode = positionals[0];
-if (flags.has("help") || (mode !== "send" && mode !== "receive")) {
+if (flags.has("help") || mode === undefined || !modes[mode]) {
   console.log(HELP);
   process.exit(flags.has("help") ? 0 : 2);
 }
-(mode === "send" ? send() : receive()).catch((err) => {
+modes[mode]!().catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { ROOT } from "./config";
 
 /** Child processes that benchmarks and end-to-end tests start and stop: the relay above all. */
@@ -89,4 +93,206 @@ export async function scrapeMetrics(metricsPort: number): Promise<Map<string, nu
     values.set(line.slice(0, at), Number(line.slice(at + 1)));
   }
   return values;
+}
+
+/** Signals a child's whole process group (children started detached lead their own group). */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+export interface SuperviseOptions<T> {
+  name: string;
+  /** Starts the child (detached, so that its group can be signalled). */
+  spawn: () => ChildProcess;
+  /** Resolves once the child serves, with what it reports; rejects when it cannot. */
+  ready: (child: ChildProcess) => Promise<T>;
+  log: (message: string) => void;
+  /** Called each time a child serves: after the first start and after every restart. */
+  onReady?: (info: T, child: ChildProcess, restarts: number) => void;
+  /** Waits before restarting a child that crashed again soon after its start (ms), growing per crash. */
+  delays?: number[];
+}
+
+export interface Supervised<T> {
+  /** What the first child reported once it served. */
+  first: T;
+  readonly child: ChildProcess;
+  readonly restarts: number;
+  /** Stops restarting, sends `signal` to the child's group, and SIGKILL after `graceMs`. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+}
+
+/** A child that ran this long before it crashed is restarted at once, whatever came before. */
+const STABLE_MS = 10_000;
+
+/**
+ * Keeps a child running: started once (failing to serve the first time is the caller's error, e.g. a
+ * port in use), then restarted whenever it exits unasked: at once after a crash of a child that ran a
+ * while, after growing pauses while it keeps crashing right after its start.
+ */
+export async function supervise<T>(options: SuperviseOptions<T>): Promise<Supervised<T>> {
+  const delays = options.delays ?? [0, 500, 1000, 2000, 5000, 10_000];
+  let child: ChildProcess;
+  let restarts = 0;
+  let quickCrashes = 0;
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let startedAt = 0;
+
+  const start = (): ChildProcess => {
+    startedAt = Date.now();
+    const current = options.spawn();
+    child = current;
+    current.on("exit", (code, signal) => {
+      if (stopping || current !== child) return;
+      quickCrashes = Date.now() - startedAt >= STABLE_MS ? 0 : quickCrashes + 1;
+      const delay = delays[Math.min(Math.max(quickCrashes - 1, 0), delays.length - 1)]!;
+      options.log(`${options.name} exited (${signal ?? code}); restarting${delay ? ` in ${delay} ms` : ""}`);
+      timer = setTimeout(() => {
+        restarts++;
+        const next = start();
+        options.ready(next).then(
+          (info) => options.onReady?.(info, next, restarts),
+          (err) => options.log(`${options.name} did not come back: ${(err as Error).message}`),
+        );
+      }, delay);
+    });
+    return current;
+  };
+
+  const first = start();
+  let info: T;
+  try {
+    info = await options.ready(first);
+  } catch (err) {
+    // Not serving the first time is a setup error (a port in use, bad settings): no restarts.
+    stopping = true;
+    clearTimeout(timer);
+    signalGroup(first, "SIGKILL");
+    throw err;
+  }
+  options.onReady?.(info, first, 0);
+  return {
+    first: info,
+    get child() {
+      return child;
+    },
+    get restarts() {
+      return restarts;
+    },
+    async stop(signal = "SIGTERM", graceMs = 8000) {
+      stopping = true;
+      clearTimeout(timer);
+      const current = child;
+      if (current.exitCode !== null || current.signalCode !== null) return;
+      const exited = once(current, "exit");
+      signalGroup(current, signal);
+      const kill = setTimeout(() => signalGroup(current, "SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
+/** What the relay logs once it listens: its UDP address and metrics port. */
+export interface RelayListening {
+  host: string;
+  port: number;
+  metricsPort: number;
+}
+
+/**
+ * Resolves once a relay child logs that it listens (its stdout piped); rejects when it exits first.
+ * Every line is also handed to `echo`, so the relay's logs still reach the terminal.
+ */
+export function relayListening(
+  child: ChildProcess,
+  echo: (line: string) => void = () => {},
+): Promise<RelayListening> {
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        echo(line);
+        const parsed = parseLine(line);
+        if (parsed?.msg === "listening")
+          resolve({
+            host: String(parsed.host),
+            port: parsed.port as number,
+            metricsPort: parsed.metrics_port as number,
+          });
+      }
+    });
+    child.once("exit", (code, signal) =>
+      reject(new Error(`the relay exited (${signal ?? code}) before it listened`)),
+    );
+  });
+}
+
+/** The relay's fixed default metrics port (relay/config.ts), whatever its telemetry port. */
+export const DEFAULT_METRICS_PORT = 9464;
+
+/**
+ * The relay's metrics port under npm start: RELAY_METRICS_PORT when set (taken or not: an error then),
+ * else the fixed DEFAULT_METRICS_PORT, else (another copy has it) 0, a free one. Never derived from
+ * the telemetry port.
+ */
+export async function relayMetricsPort(
+  env: Record<string, string | undefined>,
+  isFree: (port: number) => Promise<boolean> = tcpPortFree,
+): Promise<number> {
+  if (env.RELAY_METRICS_PORT) return Number(env.RELAY_METRICS_PORT);
+  return (await isFree(DEFAULT_METRICS_PORT)) ? DEFAULT_METRICS_PORT : 0;
+}
+
+/** Whether a TCP port on 127.0.0.1 can be listened on right now. */
+export function tcpPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Bundles the relay into one ES module (esbuild, which tsx and wrangler bring): it starts in a fraction
+ * of the time `node --import tsx` needs to compile it, so a restarted relay serves again within 2 s.
+ * The bundle lives in node_modules/.cache, so packages resolve from node_modules; `import.meta.url`
+ * stays that of relay/main.ts, so proto/telemetry.proto is found. `name` keeps copies apart (written
+ * atomically). Returns the node arguments that run the relay: the bundle, or tsx if bundling fails.
+ */
+export async function relayCommand(name: string): Promise<string[]> {
+  const entry = path.join(ROOT, "relay/main.ts");
+  const outfile = path.join(ROOT, "node_modules/.cache/windsock-relay", `${name}.mjs`);
+  try {
+    const { build } = await import("esbuild");
+    const result = await build({
+      entryPoints: [entry],
+      outfile,
+      write: false,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      packages: "external",
+      define: { "import.meta.url": JSON.stringify(pathToFileURL(entry).href) },
+      logLevel: "warning",
+    });
+    mkdirSync(path.dirname(outfile), { recursive: true });
+    writeFileSync(`${outfile}.${process.pid}.tmp`, result.outputFiles[0]!.contents);
+    renameSync(`${outfile}.${process.pid}.tmp`, outfile);
+    return [outfile];
+  } catch (err) {
+    console.error(`[start] bundling the relay failed, running it through tsx: ${(err as Error).message}`);
+    return ["--import", "tsx", entry];
+  }
 }

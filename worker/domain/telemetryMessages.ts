@@ -37,6 +37,18 @@ export interface SessionRecords {
   flight_id: string;
   session_id: string;
   records: RecordRow[];
+  /**
+   * Per row, the identity of its datagram: base64 of the ciphertext's last block, which chains from the
+   * fresh IV and every block (the serial is outside the ciphertext and proves nothing). A record is
+   * stored once per (session, datagram, index). Absent in posts of relays before it (and in their
+   * spooled batches): then the serial stands in, as before.
+   */
+  datagrams?: string[];
+}
+
+/** The identity a row's datagram is stored under: the posted one, or `#<serial>` for older relays. */
+export function datagramIdentity(datagrams: string[] | undefined, i: number, serial: number): string {
+  return datagrams?.[i] ?? `#${serial}`;
 }
 
 const PACKAGE = "windsock.telemetry";

@@ -10,6 +10,10 @@ export interface TokenClaims {
 }
 
 export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
+/** The longest lifetime (`exp - iat`) a presented token may claim. */
+export const MAX_TOKEN_LIFETIME_SECONDS = TOKEN_LIFETIME_SECONDS;
+/** Clock skew forgiven on `iat` and `nbf`: a token minted a moment ahead of our clock still works. */
+export const CLOCK_LEEWAY_SECONDS = 60;
 
 interface SigningKey {
   kid: string;
@@ -63,7 +67,10 @@ export async function signToken(claims: TokenClaims, key: SigningKey): Promise<s
 
 export type VerifyResult = { ok: true; claims: TokenClaims } | { ok: false; reason: string };
 
-/** Accepts only ES256 tokens signed by our key, unexpired, for `issuer`; anything else is a reason. */
+/**
+ * Accepts only ES256 tokens signed by our key for `issuer`, unexpired, issued and valid from now
+ * (within the leeway), living at most 24 h; anything else is a reason.
+ */
 export async function verifyToken(
   token: string,
   key: SigningKey,
@@ -95,16 +102,25 @@ export async function verifyToken(
   );
   if (!valid) return { ok: false, reason: "bad token signature" };
   if (typeof claims !== "object" || claims === null) return { ok: false, reason: "malformed token" };
-  const { iss, sub, aud, iat, exp } = claims;
+  const { iss, sub, aud, iat, exp, nbf } = claims as Partial<TokenClaims> & { nbf?: unknown };
   if (
     typeof sub !== "string" ||
     typeof aud !== "string" ||
     typeof exp !== "number" ||
-    typeof iat !== "number"
+    typeof iat !== "number" ||
+    !Number.isFinite(exp) ||
+    !Number.isFinite(iat) ||
+    (nbf !== undefined && (typeof nbf !== "number" || !Number.isFinite(nbf)))
   ) {
     return { ok: false, reason: "token lacks required claims" };
   }
   if (iss !== issuer) return { ok: false, reason: "token from another issuer" };
   if (exp <= nowSeconds) return { ok: false, reason: "token expired" };
+  // A token from the future, or one living longer than we issue, was not minted by this service's rules.
+  if (iat > nowSeconds + CLOCK_LEEWAY_SECONDS)
+    return { ok: false, reason: "token issued in the future (iat)" };
+  if (typeof nbf === "number" && nbf > nowSeconds + CLOCK_LEEWAY_SECONDS)
+    return { ok: false, reason: "token not valid yet (nbf)" };
+  if (exp - iat > MAX_TOKEN_LIFETIME_SECONDS) return { ok: false, reason: "token lifetime over 24 hours" };
   return { ok: true, claims: { iss, sub, aud, iat, exp } };
 }

@@ -1,7 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import { PointsError, parsePath, parsePoints, parseRectangle } from "../domain/elevation/points";
+import {
+  PointsError,
+  type PointsInput,
+  parsePath,
+  parseRectangle,
+  pointsFrom,
+} from "../domain/elevation/points";
 import {
   carpetPositions,
   pathPositions,
@@ -19,6 +25,20 @@ import { chunkLoader, coverage } from "../store/elevationTiles";
 const points = (description: string, example: string) =>
   z.string().openapi({ description, example, param: { name: "points", in: "query" } });
 
+/** The POST forms' `points`: pairs, or the GET forms' string, for lists longer than a URL holds. */
+const pointsBody = (description: string, example: PointsInput) =>
+  z.union([z.string(), z.array(z.array(z.number()))]).openapi({
+    description: `${description}: [[lat, lng], …] or the GET form's comma-separated string`,
+    example,
+  });
+const Interpolation = z
+  .enum(["bilinear", "nearest"])
+  .optional()
+  .openapi({ description: "bilinear (default) or the nearest sample" });
+const json = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: true },
+});
+
 const Elevation = z.number().int().nullable().openapi({ description: "meters (EGM96); null: no data" });
 const LatLng = z.tuple([z.number(), z.number()]).openapi({ description: "[latitude, longitude]" });
 
@@ -31,12 +51,29 @@ const ele = createRoute({
   request: {
     query: z.object({
       points: points("lat,lng pairs, comma-separated; at most 10,000 points", "57.7,11.9,36.6,-84.2"),
-      interpolation: z
-        .enum(["bilinear", "nearest"])
-        .optional()
-        .openapi({ description: "bilinear (default) or the nearest sample" }),
+      interpolation: Interpolation,
     }),
   },
+  responses: responses(z.array(Elevation), "One elevation per point, in order"),
+});
+
+const elePost = createRoute({
+  method: "post",
+  path: "/elevation/v1/ele",
+  tags: ["Elevation"],
+  summary: "As GET /elevation/v1/ele, with the points in a JSON body (for lists longer than a URL holds)",
+  security,
+  request: json(
+    z
+      .object({
+        points: pointsBody("at most 10,000 points", [
+          [57.7, 11.9],
+          [36.6, -84.2],
+        ]),
+        interpolation: Interpolation,
+      })
+      .openapi("ElevationPoints"),
+  ),
   responses: responses(z.array(Elevation), "One elevation per point, in order"),
 });
 
@@ -62,6 +99,23 @@ const carpet = createRoute({
   responses: responses(Carpet, "The samples, their bounds and stats; 404 when none has data"),
 });
 
+const carpetPost = createRoute({
+  method: "post",
+  path: "/elevation/v1/ele/carpet",
+  tags: ["Elevation"],
+  summary: "As GET /elevation/v1/ele/carpet, with the corners in a JSON body",
+  security,
+  request: json(
+    z.object({
+      points: pointsBody("south-west corner, then north-east corner", [
+        [57.7, 11.9],
+        [57.75, 11.95],
+      ]),
+    }),
+  ),
+  responses: responses(Carpet, "The samples, their bounds and stats; 404 when none has data"),
+});
+
 const Segment = z
   .object({
     from: LatLng,
@@ -83,6 +137,23 @@ const path = createRoute({
   responses: responses(z.array(Segment), "One segment per pair of consecutive milestones"),
 });
 
+const pathPost = createRoute({
+  method: "post",
+  path: "/elevation/v1/ele/path",
+  tags: ["Elevation"],
+  summary: "As GET /elevation/v1/ele/path, with the milestones in a JSON body",
+  security,
+  request: json(
+    z.object({
+      points: pointsBody("milestones", [
+        [57.7, 11.9],
+        [57.72, 11.95],
+      ]),
+    }),
+  ),
+  responses: responses(z.array(Segment), "One segment per pair of consecutive milestones"),
+});
+
 /** A PointsError anywhere in serving a request is the client's `points`: 400 naming it. */
 async function forPoints<T>(work: () => T | Promise<T>): Promise<T> {
   try {
@@ -98,55 +169,63 @@ function source(c: Context<AppEnv>) {
   return { load: chunkLoader(c.env.ELEVATION), coverage: () => coverage(c.env.ELEVATION, waitUntil) };
 }
 
+/** GET and POST answer alike: the forms differ only in where `points` travels. */
+async function elevations(c: Context<AppEnv>, input: PointsInput, mode: "bilinear" | "nearest" = "bilinear") {
+  const positions = await forPoints(() => pointsFrom(input));
+  const { load, coverage } = source(c);
+  const lats = positions.map((p) => p[0]);
+  const lngs = positions.map((p) => p[1]);
+  return forPoints(async () => sampleElevations(await coverage(), lats, lngs, mode, load));
+}
+
+async function carpetOf(c: Context<AppEnv>, input: PointsInput) {
+  const { sw, ne } = await forPoints(() => parseRectangle(input));
+  const { load, coverage } = source(c);
+  const covered = await coverage();
+  const plan = planCarpet(covered, sw, ne);
+  if (!plan) throw noData();
+  const { lats, lngs } = carpetPositions(plan);
+  const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
+  const summary = stats(values);
+  if (!summary) throw noData();
+  const rows = Array.from({ length: plan.rows }, (_, r) => values.slice(r * plan.cols, (r + 1) * plan.cols));
+  return {
+    bounds: { sw: [lats[0]!, lngs[0]!], ne: [lats.at(-1)!, lngs.at(-1)!] } as {
+      sw: [number, number];
+      ne: [number, number];
+    },
+    stats: summary,
+    carpet: rows,
+  };
+}
+
+async function profileOf(c: Context<AppEnv>, input: PointsInput) {
+  const milestones = await forPoints(() => parsePath(input));
+  const { load, coverage } = source(c);
+  const covered = await coverage();
+  const segments = await forPoints(() => planPath(covered, milestones));
+  const { lats, lngs } = pathPositions(segments);
+  const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
+  let at = 0;
+  return segments.map(({ from, to, step, samples }) => {
+    at += samples;
+    return { from, to, step, profile: values.slice(at - samples, at) };
+  });
+}
+
 export const elevationRoutes = createRouter()
   .openapi(ele, async (c) => {
     const query = c.req.valid("query");
-    const positions = await forPoints(() => parsePoints(query.points));
-    const { load, coverage } = source(c);
-    const lats = positions.map((p) => p[0]);
-    const lngs = positions.map((p) => p[1]);
-    const mode = query.interpolation ?? "bilinear";
-    const values = await forPoints(async () => sampleElevations(await coverage(), lats, lngs, mode, load));
-    return success(c, values);
+    return success(c, await elevations(c, query.points, query.interpolation));
   })
-  .openapi(carpet, async (c) => {
-    const { sw, ne } = await forPoints(() => parseRectangle(c.req.valid("query").points));
-    const { load, coverage } = source(c);
-    const covered = await coverage();
-    const plan = planCarpet(covered, sw, ne);
-    if (!plan) throw noData();
-    const { lats, lngs } = carpetPositions(plan);
-    const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
-    const summary = stats(values);
-    if (!summary) throw noData();
-    const rows = Array.from({ length: plan.rows }, (_, r) =>
-      values.slice(r * plan.cols, (r + 1) * plan.cols),
-    );
-    return success(c, {
-      bounds: { sw: [lats[0]!, lngs[0]!], ne: [lats.at(-1)!, lngs.at(-1)!] } as {
-        sw: [number, number];
-        ne: [number, number];
-      },
-      stats: summary,
-      carpet: rows,
-    });
+  .openapi(elePost, async (c) => {
+    const body = c.req.valid("json");
+    return success(c, await elevations(c, body.points, body.interpolation));
   })
-  .openapi(path, async (c) => {
-    const milestones = await forPoints(() => parsePath(c.req.valid("query").points));
-    const { load, coverage } = source(c);
-    const covered = await coverage();
-    const segments = await forPoints(() => planPath(covered, milestones));
-    const { lats, lngs } = pathPositions(segments);
-    const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
-    let at = 0;
-    return success(
-      c,
-      segments.map(({ from, to, step, samples }) => {
-        at += samples;
-        return { from, to, step, profile: values.slice(at - samples, at) };
-      }),
-    );
-  });
+  .openapi(carpet, async (c) => success(c, await carpetOf(c, c.req.valid("query").points)))
+  .openapi(carpetPost, async (c) => success(c, await carpetOf(c, c.req.valid("json").points)))
+  .openapi(path, async (c) => success(c, await profileOf(c, c.req.valid("query").points)))
+  .openapi(pathPost, async (c) => success(c, await profileOf(c, c.req.valid("json").points)));
 
 function noData(): ApiError {
   return new ApiError(404, "No elevation data anywhere in this rectangle", [

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { flightState } from "../domain/flightState";
-import { invalidField, namedFields } from "../domain/telemetryMessages";
+import { datagramIdentity, invalidField, namedFields } from "../domain/telemetryMessages";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
 import { toBase64 } from "../lib/hash";
@@ -119,12 +119,16 @@ const IngestBody = z.object({
         flight_id: z.string().min(1).max(255),
         session_id: z.string().min(1).max(64),
         records: z.array(Row).min(1),
+        // Per row, its datagram's identity (base64 of the ciphertext's last block); older relays omit it.
+        datagrams: z.array(z.string().min(1).max(64)).optional(),
       }),
     )
     .superRefine((sessions, ctx) => {
       let total = 0;
       sessions.forEach((session, s) => {
         total += session.records.length;
+        if (session.datagrams && session.datagrams.length !== session.records.length)
+          ctx.addIssue({ code: "custom", path: [s, "datagrams"], message: "one per record" });
         session.records.forEach(([, , type, timestamp, , ...values], r) => {
           const kind = telemetrySchema.byName.get(type)!;
           const field = invalidField(kind, { timestamp, values });
@@ -229,7 +233,7 @@ export const telemetryRoutes = createRouter()
     const known = await findSessions(c.var.db, [...new Set(posted.map((p) => p.session_id))]);
     const byFlight = new Map<string, TelemetryRecord[]>();
     const refused: { session_id: string; reason: string; records: number }[] = [];
-    for (const { flight_id, session_id, records } of posted) {
+    for (const { flight_id, session_id, records, datagrams } of posted) {
       const session = known.get(session_id);
       if (!session || session.flightId !== flight_id) {
         refused.push({ session_id, reason: "unknown_session", records: records.length });
@@ -238,14 +242,15 @@ export const telemetryRoutes = createRouter()
       const list = byFlight.get(flight_id) ?? [];
       byFlight.set(flight_id, list);
       let late = 0;
-      for (const [serial, index, type, timestamp, receivedAt, ...values] of records) {
+      for (const [i, [serial, index, type, timestamp, receivedAt, ...values]] of records.entries()) {
         // Received after its session closed: refused, as the relay's key cache may lag end-comm.
         if (session.closedAt !== null && receivedAt > session.closedAt) {
           late++;
           continue;
         }
         const fields = namedFields(telemetrySchema.byName.get(type)!, values);
-        list.push({ sessionId: session_id, serial, index, type, timestamp, receivedAt, fields });
+        const datagram = datagramIdentity(datagrams, i, serial);
+        list.push({ sessionId: session_id, datagram, serial, index, type, timestamp, receivedAt, fields });
       }
       if (late > 0) refused.push({ session_id, reason: "session_closed", records: late });
     }

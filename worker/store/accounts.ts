@@ -18,3 +18,22 @@ export async function findAccountByKeyHash(db: Db, keyHash: string): Promise<Acc
     .get();
   return row ?? null;
 }
+
+/**
+ * Revokes one live key of the account; the hash of the key revoked (for the isolate's cache), or
+ * null when the account holds no such live key.
+ */
+export async function revokeApiKey(
+  db: Db,
+  accountId: string,
+  keyId: string,
+  now: number,
+): Promise<{ keyHash: string; revokedAt: number } | null> {
+  const row = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .returning({ keyHash: apiKeys.keyHash })
+    .get();
+  return row ? { keyHash: row.keyHash, revokedAt: now } : null;
+}

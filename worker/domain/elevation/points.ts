@@ -9,11 +9,36 @@ export const MAX_POINTS = 10_000;
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
+/**
+ * `points` as a request gives them: the flat `lat,lng,lat,lng…` string of the GET forms, or, in a
+ * POST body, the same string or an array of `[latitude, longitude]` pairs.
+ */
+export type PointsInput = string | readonly (readonly number[])[];
+
+/** Either form of `points`, checked alike: the same limits and the same messages. */
+export function pointsFrom(input: PointsInput, maxPoints = MAX_POINTS): LatLng[] {
+  if (typeof input === "string") return parsePoints(input, maxPoints);
+  if (input.length === 0) throw new PointsError("give at least one [latitude, longitude] pair");
+  if (input.length > maxPoints)
+    throw new PointsError(`${input.length} points; at most ${maxPoints} in one request`);
+  return input.map((pair, i) => {
+    if (pair.length !== 2) {
+      throw new PointsError(`point ${i + 1} has ${pair.length} numbers: give [latitude, longitude] pairs`);
+    }
+    return checkedPoint(pair[0]!, pair[1]!, i + 1);
+  });
+}
+
 /** Parses the flat `lat,lng,lat,lng…` list; any fault is a PointsError saying what to send. */
 export function parsePoints(text: string, maxPoints = MAX_POINTS): LatLng[] {
-  const items = text.split(",").map((item) => item.trim());
   if (text.trim() === "") throw new PointsError("give latitude,longitude pairs separated by commas");
-  const numbers = items.map((item, i) => {
+  const items = text.split(",");
+  // Counted before parsing: an oversized list costs no more than its split.
+  if (items.length % 2 === 0 && items.length / 2 > maxPoints) {
+    throw new PointsError(`${items.length / 2} points; at most ${maxPoints} in one request`);
+  }
+  const numbers = items.map((raw, i) => {
+    const item = raw.trim();
     if (!DECIMAL.test(item)) {
       throw new PointsError(`item ${i + 1} (${JSON.stringify(item.slice(0, 32))}) is not a decimal number`);
     }
@@ -22,26 +47,22 @@ export function parsePoints(text: string, maxPoints = MAX_POINTS): LatLng[] {
   if (numbers.length % 2 !== 0) {
     throw new PointsError(`${numbers.length} numbers is an odd count: give latitude,longitude pairs`);
   }
-  if (numbers.length / 2 > maxPoints) {
-    throw new PointsError(`${numbers.length / 2} points; at most ${maxPoints} in one request`);
-  }
   const points: LatLng[] = [];
-  for (let i = 0; i < numbers.length; i += 2) {
-    const lat = numbers[i]!;
-    const lng = numbers[i + 1]!;
-    const n = i / 2 + 1;
-    if (!(lat >= -90 && lat <= 90)) throw new PointsError(`latitude ${lat} of point ${n} is outside -90..90`);
-    if (!(lng >= -180 && lng <= 180)) {
-      throw new PointsError(`longitude ${lng} of point ${n} is outside -180..180`);
-    }
-    points.push([lat, lng]);
-  }
+  for (let i = 0; i < numbers.length; i += 2)
+    points.push(checkedPoint(numbers[i]!, numbers[i + 1]!, i / 2 + 1));
   return points;
 }
 
+function checkedPoint(lat: number, lng: number, n: number): LatLng {
+  if (!(lat >= -90 && lat <= 90)) throw new PointsError(`latitude ${lat} of point ${n} is outside -90..90`);
+  if (!(lng >= -180 && lng <= 180))
+    throw new PointsError(`longitude ${lng} of point ${n} is outside -180..180`);
+  return [lat, lng];
+}
+
 /** The two corners of a carpet: south-west, then north-east. */
-export function parseRectangle(text: string): { sw: LatLng; ne: LatLng } {
-  const points = parsePoints(text);
+export function parseRectangle(input: PointsInput): { sw: LatLng; ne: LatLng } {
+  const points = pointsFrom(input);
   if (points.length !== 2) {
     throw new PointsError(
       `give two corners, south-west then north-east (4 numbers), not ${points.length * 2} numbers`,
@@ -55,8 +76,8 @@ export function parseRectangle(text: string): { sw: LatLng; ne: LatLng } {
 }
 
 /** The milestones of a path: two or more points. */
-export function parsePath(text: string): LatLng[] {
-  const points = parsePoints(text);
+export function parsePath(input: PointsInput): LatLng[] {
+  const points = pointsFrom(input);
   if (points.length < 2) throw new PointsError("a path needs at least two points (4 numbers)");
   return points;
 }

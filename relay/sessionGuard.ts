@@ -1,0 +1,213 @@
+import { TokenBucket } from "./rateLimit";
+
+/**
+ * Replay protection and rate limit per session.
+ *
+ * The serial sits outside the ciphertext, so it proves nothing: a captured datagram can be resent
+ * under any serial. What a third party cannot forge is the ciphertext. Its last block depends, through
+ * CBC chaining, on the fresh IV and on every block before it, so it names the datagram: a resend under
+ * another serial, another IV or with other blocks changed keeps it (and is a replay); only a changed
+ * last block escapes, and that garbles the padding check. The relay remembers recent datagrams by
+ * 64 bits of that block; the worker's Durable Object keeps the whole block for good (unique per session
+ * and record index), so what falls out of this memory, or reaches another relay, is still stored once.
+ * Serials never decide anything here, so no serial can make a later datagram look old.
+ */
+
+/** Identities a session starts with room for; the room doubles as it sends more, up to MAX. */
+const MIN_IDS = 64;
+export const MAX_IDS_PER_SESSION = 16_384;
+
+/**
+ * The most recent datagram identities (two 32-bit halves), in insertion order: a ring of keys and an
+ * open-addressing table (linear probing, at most half full) of ring positions. No allocation per
+ * datagram; the oldest identity goes when the ring is full.
+ */
+export class RecentIds {
+  private ring: Uint32Array;
+  /** Ring position + 1 per slot; 0 is empty. */
+  private table: Int32Array;
+  private mask: number;
+  private count = 0;
+  /** Where the next identity goes in the ring (once full, that is the oldest). */
+  private next = 0;
+
+  constructor(capacity = MIN_IDS) {
+    this.ring = new Uint32Array(capacity * 2);
+    this.table = new Int32Array(capacity * 2);
+    this.mask = capacity * 2 - 1;
+  }
+
+  get capacity(): number {
+    return this.ring.length / 2;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(hi: number, lo: number): boolean {
+    return this.find(hi, lo) >= 0;
+  }
+
+  /**
+   * Adds an identity not yet present. When the ring is full it grows if `mayGrow(extra)` allows the
+   * extra room, otherwise the oldest identity is forgotten.
+   */
+  add(hi: number, lo: number, mayGrow: (extra: number) => boolean = () => false): void {
+    const capacity = this.capacity;
+    if (this.count === capacity) {
+      if (capacity < MAX_IDS_PER_SESSION && mayGrow(capacity)) this.grow();
+      else this.remove(this.next);
+    }
+    const position = this.next;
+    this.ring[position * 2] = hi >>> 0;
+    this.ring[position * 2 + 1] = lo >>> 0;
+    let slot = this.slotOf(hi, lo);
+    while (this.table[slot] !== 0) slot = (slot + 1) & this.mask;
+    this.table[slot] = position + 1;
+    this.count++;
+    this.next = (position + 1) % this.capacity;
+  }
+
+  private slotOf(hi: number, lo: number): number {
+    // The halves are AES output, uniformly spread already; the mix only guards against a lazy caller.
+    return (Math.imul(hi ^ lo, 0x9e3779b1) >>> 0) & this.mask;
+  }
+
+  /** The table slot holding the identity, or -1. */
+  private find(hi: number, lo: number): number {
+    hi >>>= 0;
+    lo >>>= 0;
+    let slot = this.slotOf(hi, lo);
+    for (;;) {
+      const entry = this.table[slot]!;
+      if (entry === 0) return -1;
+      const at = (entry - 1) * 2;
+      if (this.ring[at] === hi && this.ring[at + 1] === lo) return slot;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** Forgets the identity at a ring position; backward-shift deletion keeps probe runs intact. */
+  private remove(position: number): void {
+    let slot = this.find(this.ring[position * 2]!, this.ring[position * 2 + 1]!);
+    if (slot < 0) return;
+    this.count--;
+    for (;;) {
+      this.table[slot] = 0;
+      let next = slot;
+      for (;;) {
+        next = (next + 1) & this.mask;
+        const entry = this.table[next]!;
+        if (entry === 0) return;
+        const at = (entry - 1) * 2;
+        const home = this.slotOf(this.ring[at]!, this.ring[at + 1]!);
+        // Move the entry back unless its home lies cyclically in (slot, next].
+        const stays = slot <= next ? slot < home && home <= next : slot < home || home <= next;
+        if (!stays) {
+          this.table[slot] = entry;
+          slot = next;
+          break;
+        }
+      }
+    }
+  }
+
+  /** Doubles the room; the ring is full, so its oldest entry is at `next`. */
+  private grow(): void {
+    const old = this.ring;
+    const capacity = this.capacity;
+    const oldest = this.next;
+    this.ring = new Uint32Array(capacity * 4);
+    this.table = new Int32Array(capacity * 4);
+    this.mask = capacity * 4 - 1;
+    this.count = 0;
+    this.next = 0;
+    // Oldest first, so the ring keeps its order.
+    for (let i = 0; i < capacity; i++) {
+      const at = ((oldest + i) % capacity) * 2;
+      this.add(old[at]!, old[at + 1]!);
+    }
+  }
+}
+
+/** A session's replay memory and its rate limit. */
+export class SessionGuard {
+  readonly ids = new RecentIds();
+  private readonly bucket: TokenBucket;
+
+  constructor(perSecond: number, burst: number, now: number) {
+    this.bucket = new TokenBucket(perSecond, burst, now);
+  }
+
+  take(now: number): boolean {
+    return this.bucket.take(now);
+  }
+}
+
+export interface SessionGuardOptions {
+  /** Datagrams a second a session may send on average (0: no limit)… */
+  perSecond: number;
+  /** …and at once. */
+  burst: number;
+  /** Sessions remembered at most; the least recently active goes first. */
+  maxSessions: number;
+  /** Identities remembered across all sessions at most: beyond, sessions stop growing their memory. */
+  maxIds: number;
+}
+
+/** The guards of the sessions seen lately, least recently active first. */
+export class SessionGuards {
+  private readonly guards = new Map<string, SessionGuard>();
+  private last: { sessionId: string; guard: SessionGuard } | undefined;
+  /** Room for identities across all guards. */
+  private room = 0;
+  private readonly mayGrow = (extra: number) => {
+    if (this.room + extra > this.options.maxIds) return false;
+    this.room += extra;
+    return true;
+  };
+
+  constructor(private readonly options: SessionGuardOptions) {}
+
+  /** Whether the session has sent this datagram lately (by the two halves of its identity). */
+  seen(guard: SessionGuard, hi: number, lo: number): boolean {
+    return guard.ids.has(hi, lo);
+  }
+
+  remember(guard: SessionGuard, hi: number, lo: number): void {
+    guard.ids.add(hi, lo, this.mayGrow);
+  }
+
+  get(sessionId: string, now: number): SessionGuard {
+    // Floods come from one session at a time: the last guard needs no map work.
+    if (this.last?.sessionId === sessionId) return this.last.guard;
+    let guard = this.guards.get(sessionId);
+    if (guard) {
+      // Re-inserting keeps the sessions flying now last to go.
+      this.guards.delete(sessionId);
+    } else {
+      guard = new SessionGuard(this.options.perSecond, this.options.burst, now);
+      this.room += guard.ids.capacity;
+      if (this.guards.size >= this.options.maxSessions) {
+        const [oldestId, oldest] = this.guards.entries().next().value!;
+        this.guards.delete(oldestId);
+        this.room -= oldest.ids.capacity;
+      }
+    }
+    this.guards.set(sessionId, guard);
+    this.last = { sessionId, guard };
+    return guard;
+  }
+
+  get size(): number {
+    return this.guards.size;
+  }
+
+  /** Identities remembered across all sessions. */
+  get ids(): number {
+    let total = 0;
+    for (const guard of this.guards.values()) total += guard.ids.size;
+    return total;
+  }
+}
