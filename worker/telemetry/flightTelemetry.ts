@@ -1,8 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ConformanceEvent } from "../domain/conformance";
+import type { Bindings } from "../env";
+import { type FreshRecord, LiveFeed } from "./liveFeed";
 
-/** One decoded record as the relay forwards it; (session, serial, index) names it uniquely. */
+/** One decoded record as the relay forwards it; (session, datagram, index) names it uniquely. */
 export interface TelemetryRecord {
   sessionId: string;
+  /**
+   * Its datagram's identity: base64 of the ciphertext's last block (`#<serial>` from older relays). The
+   * serial is outside the ciphertext, so a replay may carry any serial: it never names a record.
+   */
+  datagram: string;
   serial: number;
   /** Position of the record inside its datagram's payload. */
   index: number;
@@ -12,7 +20,7 @@ export interface TelemetryRecord {
   fields: Record<string, number>;
 }
 
-export interface StoredRecord extends Omit<TelemetryRecord, "sessionId" | "index"> {
+export interface StoredRecord extends Omit<TelemetryRecord, "sessionId" | "index" | "datagram"> {
   id: number;
 }
 
@@ -34,27 +42,45 @@ const CREATE_TABLE = `
     timestamp INTEGER NOT NULL,
     received_at INTEGER NOT NULL,
     fields TEXT NOT NULL,
-    UNIQUE (session_id, serial, record_index)
+    datagram TEXT NOT NULL,
+    UNIQUE (session_id, datagram, record_index)
   );
+  CREATE INDEX IF NOT EXISTS records_by_time ON records (timestamp, id);`;
+
+/**
+ * Tables made before datagram identities were unique on (session, serial, index): a replay under another
+ * serial was stored again, and a forged serial could shadow a later datagram. SQLite cannot drop a
+ * table's UNIQUE constraint, so the table is rebuilt once; old rows keep `#<serial>` as identity.
+ */
+const MIGRATE_TO_DATAGRAM_IDS = `
+  ALTER TABLE records RENAME TO records_by_serial;
+  ${CREATE_TABLE.replace("CREATE INDEX IF NOT EXISTS records_by_time ON records (timestamp, id);", "")}
+  INSERT INTO records (id, session_id, serial, record_index, type, timestamp, received_at, fields, datagram)
+    SELECT id, session_id, serial, record_index, type, timestamp, received_at, fields, '#' || serial
+    FROM records_by_serial;
+  DROP TABLE records_by_serial;
   CREATE INDEX IF NOT EXISTS records_by_time ON records (timestamp, id);`;
 
 /**
  * One flight's telemetry in its own SQLite database: writes of concurrent flights never queue behind
  * each other (D1 is a single writer), and a record posted twice is stored once.
  */
-export class FlightTelemetry extends DurableObject {
+export class FlightTelemetry extends DurableObject<Bindings> {
   private tableReady = false;
+  /** Conformance monitoring and the live stream (liveFeed.ts). */
+  private readonly live = new LiveFeed(this.ctx, this.env);
 
-  /** Stores the records not stored before; returns how many were new. */
-  ingest(records: TelemetryRecord[]): { stored: number; duplicates: number } {
+  /** Stores the records not stored before, then monitors and streams them; returns how many were new. */
+  async ingest(records: TelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
     const sql = this.ctx.storage.sql;
     this.ensureTable();
     let stored = 0;
+    const fresh: FreshRecord[] = [];
     this.ctx.storage.transactionSync(() => {
       for (const r of records) {
         const inserted = sql.exec(
-          `INSERT OR IGNORE INTO records (session_id, serial, record_index, type, timestamp, received_at, fields)
-           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          `INSERT OR IGNORE INTO records (session_id, serial, record_index, type, timestamp, received_at, fields, datagram)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
           r.sessionId,
           r.serial,
           r.index,
@@ -62,10 +88,16 @@ export class FlightTelemetry extends DurableObject {
           r.timestamp,
           r.receivedAt,
           JSON.stringify(r.fields),
+          r.datagram,
         );
-        if (!inserted.next().done) stored++;
+        const row = inserted.next();
+        if (!row.done) {
+          stored++;
+          fresh.push({ id: row.value.id as number, ...r });
+        }
       }
     });
+    await this.live.stored(fresh);
     return { stored, duplicates: records.length - stored };
   }
 
@@ -112,12 +144,41 @@ export class FlightTelemetry extends DurableObject {
   /** Forgets the flight's telemetry: a deleted flight leaves nothing behind. */
   async erase(): Promise<void> {
     await this.ctx.storage.deleteAll();
+    await this.ctx.storage.deleteAlarm();
     this.tableReady = false;
+    this.live.reset();
+  }
+
+  /** Server-Sent Events of records and conformance events; `after` is the Last-Event-ID (null: only new). */
+  stream(after: number | null): ReadableStream<Uint8Array> {
+    return this.live.open(after);
+  }
+
+  /** The flight's conformance events, oldest first. */
+  conformance(): ConformanceEvent[] {
+    return this.live.events();
+  }
+
+  /** Monitoring on (default) or off; the live benchmark compares both. */
+  setMonitoring(enabled: boolean): void {
+    this.live.setMonitoring(enabled);
+  }
+
+  /** telemetry_lost: the alarm set after each batch of records fires after 15 s of silence. */
+  override async alarm(): Promise<void> {
+    await this.live.alarm();
   }
 
   private ensureTable(): void {
     if (this.tableReady) return;
-    this.ctx.storage.sql.exec(CREATE_TABLE);
+    const sql = this.ctx.storage.sql;
+    const [existing] = sql
+      .exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'records'")
+      .toArray();
+    if (existing && !existing.sql.includes("datagram")) {
+      this.ctx.storage.transactionSync(() => sql.exec(MIGRATE_TO_DATAGRAM_IDS));
+    }
+    sql.exec(CREATE_TABLE);
     this.tableReady = true;
   }
 

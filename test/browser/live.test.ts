@@ -1,0 +1,174 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../tools/lib/config";
+import { type Browser, browserAvailable, launch } from "./chromium";
+import { ARTIFACTS, freePort } from "./service";
+
+/**
+ * A flight over real terrain (Gothenburg, the embedded SRTM3 tile) flown by `npm run telemetry:send`
+ * through the real UDP relay, watched on the live page in Chromium: the track grows, the height above
+ * our ground shows, and the page lists the conformance events the flight's Durable Object raises.
+ */
+
+const CENTER = { latitude: 57.67, longitude: 11.965 };
+
+interface LiveService {
+  baseUrl: string;
+  telemetryPort: number;
+  apiKey: string;
+  stop(): Promise<void>;
+}
+
+/** `npm start` on free ports with fresh state; unlike ./service it also hands out the relay's port. */
+async function startLiveService(): Promise<LiveService> {
+  const port = await freePort();
+  const telemetryPort = await freePort();
+  const stateDir = await mkdtemp(path.join(os.tmpdir(), "windsock-live-"));
+  const log = createWriteStream(path.join(ARTIFACTS, "live-service.log"));
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "tools/start.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), TELEMETRY_PORT: String(telemetryPort), STATE_DIR: stateDir },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stderr?.pipe(log);
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid!, "SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    log.end();
+    await rm(stateDir, { recursive: true, force: true });
+  };
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      log.write(chunk);
+      output += chunk.toString();
+      if (output.includes("Windsock is running")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`npm start exited (${code}); see live-service.log`)));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    telemetryPort,
+    apiKey: readFileSync(path.join(stateDir, "dev-api-key"), "utf8").trim(),
+    stop,
+  };
+}
+
+const available = browserAvailable();
+let service: LiveService;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  service = await startLiveService();
+  browser = await launch({ width: 1280, height: 900, mobile: false });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+async function api(pathname: string, init: { method?: string; body?: unknown; token?: string } = {}) {
+  const headers: Record<string, string> = { "x-api-key": service.apiKey };
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  const res = await fetch(`${service.baseUrl}${pathname}`, {
+    method: init.method ?? "POST",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const json = (await res.json()) as any;
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  return json.data;
+}
+
+describe.skipIf(!available)("the live flight page", () => {
+  it("shows a flight sent through the relay as it flies, with its conformance events", async () => {
+    const token = (await api("/auth/v1/anonymous/token", { body: { user_id: "live-browser" } })).id_token;
+    const flight = await api("/flight/v2/point", {
+      token,
+      body: {
+        ...CENTER,
+        buffer: 150,
+        max_altitude: 60,
+        start_time: new Date(Date.now() - 60_000).toISOString(),
+      },
+    });
+    const id = encodeURIComponent(flight.id);
+    const { key } = await api(`/flight/v2/${id}/start-comm`, { token });
+    const { live_url } = await api(`/flight/v2/${id}/ticket`, { token });
+
+    const page = await browser.context.newPage();
+    await page.goto(live_url);
+    await page.waitForFunction(() => document.getElementById("status")?.textContent === "live");
+
+    // An orbit of 250 m around a 150 m circle, 80 m above the ground under a 60 m ceiling.
+    const sender = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "tools/telemetrySend.ts",
+        ...["--flight", flight.id, "--key", key, "--relay", `127.0.0.1:${service.telemetryPort}`],
+        ...["--url", service.baseUrl, "--api-key", service.apiKey, "--token", token],
+        ...["--rate", "5", "--duration", "12", "--radius", "250", "--speed", "40", "--height", "80"],
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    sender.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    sender.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exit = new Promise<number | null>((resolve) => sender.once("exit", resolve));
+
+    await page.waitForFunction(() => Number(document.getElementById("v-records")?.textContent) >= 40, null, {
+      timeout: 30_000,
+    });
+    await page.waitForFunction(
+      () => {
+        const text = document.getElementById("events")?.textContent ?? "";
+        return text.includes("above ceiling") && text.includes("left area");
+      },
+      null,
+      { timeout: 30_000 },
+    );
+    expect(await exit, output).toBe(0);
+    expect(output).toMatch(/Terrain: \d+ of \d+ samples/);
+
+    // The track is drawn and grows; the height is judged against our ground (about 80 m).
+    const points = await page.$eval("#map polyline", (e) => e.getAttribute("points")!.split(" ").length);
+    expect(points).toBeGreaterThan(10);
+    const agl = await page.textContent("#v-agl");
+    expect(Number.parseFloat(agl!)).toBeGreaterThan(70);
+    expect(Number.parseFloat(agl!)).toBeLessThan(90);
+    expect(await page.textContent("#v-press")).toMatch(/hPa$/);
+    expect(await page.textContent("#v-speed")).toMatch(/m\/s$/);
+    expect(await page.$$("#alt polygon")).not.toHaveLength(0); // the terrain profile
+    expect(await page.textContent("#scale")).toMatch(/\d+ (m|km)$/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "live-desktop.png"), fullPage: true });
+
+    // The page saw what the API keeps.
+    const events = await api(`/flight/v2/${id}/conformance`, { method: "GET", token });
+    const shown = await page.$$eval("#events li", (items) => items.length);
+    expect(shown).toBe(events.results.length);
+    expect(browser.external).toEqual([]);
+  });
+});

@@ -1,0 +1,343 @@
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { egm96, geoidHeight } from "../../worker/domain/geoid";
+import { objectsOf, tileOf } from "../domain/elevationFixtures";
+import { hour, iso } from "./flightFixtures";
+import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
+
+/** Flat ground at 100 m (EGM96) over the whole tile N10E020; nothing loaded anywhere else. */
+const GROUND = 100;
+
+interface Pilot {
+  account: TestAccount;
+  token: string;
+  pilotId: string;
+}
+
+let pilot: Pilot;
+let neighbour: Pilot;
+beforeAll(async () => {
+  const objects = await objectsOf([tileOf(10, 20, 3, () => GROUND)]);
+  for (const [key, bytes] of objects) await env.ELEVATION.put(key, bytes);
+  const account = await createAccount();
+  pilot = { account, ...(await tokenFor(account, "live-pilot")) };
+  neighbour = { account, ...(await tokenFor(account, "live-neighbour")) };
+});
+
+const as = (p: Pilot) => ({ apiKey: p.account.apiKey, token: p.token });
+
+/** An active flight: a 200 m circle around the point, ceiling 60 m above ground. */
+async function flight(options: Record<string, unknown> = {}, p = pilot): Promise<string> {
+  const res = await call("/flight/v2/point", {
+    method: "POST",
+    ...as(p),
+    body: {
+      latitude: 10.5,
+      longitude: 20.5,
+      buffer: 200,
+      max_altitude: 60,
+      start_time: iso(Date.now() - 60_000),
+      end_time: iso(Date.now() + hour),
+      ...options,
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.data.id;
+}
+
+/** An ASTM F3411 RIDAircraftState `height` meters above our flat ground, as an ellipsoid height. */
+function state(height: number, options: { lat?: number; lng?: number; at?: number; ground?: number } = {}) {
+  const lat = options.lat ?? 10.5;
+  const lng = options.lng ?? 20.5;
+  return {
+    timestamp: { value: iso(options.at ?? Date.now()), format: "RFC3339" },
+    position: {
+      lat,
+      lng,
+      alt: (options.ground ?? GROUND) + height + geoidHeight(egm96(), lat, lng),
+      accuracy_h: "HA3m",
+    },
+    track: 90,
+    speed: 10,
+    vertical_speed: 1.5,
+  };
+}
+
+function send(flightId: string, states: unknown[], p = pilot) {
+  return call(`/flight/v2/${encodeURIComponent(flightId)}/telemetry`, {
+    method: "POST",
+    ...as(p),
+    body: { states },
+  });
+}
+
+async function conformance(flightId: string, p = pilot) {
+  const res = await call(`/flight/v2/${encodeURIComponent(flightId)}/conformance`, as(p));
+  expect(res.status, res.text).toBe(200);
+  return res.json.data.results as Record<string, any>[];
+}
+
+interface SseEvent {
+  id: number;
+  event: string;
+  data: any;
+}
+
+/** Opens the stream and reads its events one by one (each read fails after 5 s rather than hanging). */
+async function openStream(flightId: string, headers: Record<string, string>, query = "") {
+  const res = await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(flightId)}/telemetry/stream${query}`, {
+    headers,
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  async function next(): Promise<SseEvent> {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = new Map<string, string>();
+        for (const line of frame.split("\n")) {
+          if (line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
+        }
+        if (!fields.has("event")) continue; // retry: and comments
+        return {
+          id: Number(fields.get("id")),
+          event: fields.get("event")!,
+          data: JSON.parse(fields.get("data")!),
+        };
+      }
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no event within 5 s")), 5000)),
+      ]);
+      if (chunk.done) throw new Error("stream ended");
+      buffer += decoder.decode(chunk.value, { stream: true });
+    }
+  }
+  return { res, next, close: () => reader.cancel() };
+}
+
+const headersOf = (p: Pilot) => ({ "X-API-Key": p.account.apiKey, Authorization: `Bearer ${p.token}` });
+
+describe("POST /flight/v2/{id}/telemetry (ASTM F3411 states) and conformance", () => {
+  it("stores each state as Position and Speed records, EGM96 altitude, and monitors them", async () => {
+    const id = await flight();
+    const t = Date.now();
+    const res = await send(id, [
+      state(50, { at: t }),
+      state(80, { at: t + 1000 }), // 80 m above our ground: over the 60 m ceiling
+      state(50, { at: t + 2000, lat: 10.51 }), // about 1.1 km north: outside the 200 m circle
+      state(50, { at: t + 3000 }),
+    ]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data).toEqual({ stored: 8, duplicates: 0 });
+
+    const back = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, as(pilot));
+    const records = back.json.data.results as Record<string, any>[];
+    expect(records.map((r) => r.type)).toEqual(Array(4).fill(["position", "speed"]).flat());
+    expect(records[0]!.altitude_msl).toBeCloseTo(150, 1);
+    expect(records[0]).toMatchObject({
+      latitude: 10.5,
+      longitude: 20.5,
+      horizontal_accuracy: 3,
+      timestamp: t,
+    });
+    // Track 90° at 10 m/s is due east; 1.5 m/s up is -1.5 m/s in the NED frame.
+    expect(records[1]!.velocity_x).toBeCloseTo(0, 3);
+    expect(records[1]).toMatchObject({ velocity_y: 10, velocity_z: -1.5 });
+
+    const events = await conformance(id);
+    expect(events.map((e) => e.type)).toEqual(["above_ceiling", "left_area", "back_in_conformance"]);
+    expect(events[0]).toMatchObject({
+      at: iso(t + 1000),
+      latitude: 10.5,
+      ground_elevation: GROUND,
+      ceiling: 60,
+    });
+    expect(events[0]!.height_agl).toBeCloseTo(80, 1);
+    expect(events[1]).toMatchObject({ at: iso(t + 2000), latitude: 10.51 });
+    expect(events[1]!.distance_m).toBeGreaterThan(800);
+    expect(events[2]).toMatchObject({ at: iso(t + 3000), cleared: ["left_area"] });
+  });
+
+  it("says so in the event where no elevation is loaded", async () => {
+    const id = await flight({ latitude: 30.5, longitude: 20.5 });
+    await send(id, [state(500, { lat: 30.52, lng: 20.5, ground: 0 })]);
+    const [event] = await conformance(id);
+    expect(event).toMatchObject({ type: "left_area", ground_elevation: null, height_agl: null });
+    expect(event!.elevation).toMatch(/no ground elevation is loaded/);
+  });
+
+  it("refuses a post with an invalid state, naming its index, and stores none of it", async () => {
+    const id = await flight();
+    const bad = state(10);
+    bad.position.lat = 91;
+    const res = await send(id, [state(10), bad]);
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors.map((e: { name: string }) => e.name)).toEqual(["states.1.position.lat"]);
+    const noFormat = await send(id, [{ ...state(10), timestamp: { value: "yesterday", format: "RFC3339" } }]);
+    expect(noFormat.json.data.errors[0].name).toBe("states.0.timestamp.value");
+    const back = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, as(pilot));
+    expect(back.json.data.results).toEqual([]);
+  });
+
+  it("answers another pilot 404 for a private flight and 403 for a public one", async () => {
+    const secret = await flight();
+    expect((await send(secret, [state(10)], neighbour)).status).toBe(404);
+    const open = await flight({ public: true });
+    expect((await send(open, [state(10)], neighbour)).status).toBe(403);
+    // A public flight's conformance is readable by anyone of the account; a private one is not.
+    expect((await call(`/flight/v2/${encodeURIComponent(open)}/conformance`, as(neighbour))).status).toBe(
+      200,
+    );
+    expect((await call(`/flight/v2/${encodeURIComponent(secret)}/conformance`, as(neighbour))).status).toBe(
+      404,
+    );
+  });
+});
+
+describe("GET /flight/v2/{id}/telemetry/stream", () => {
+  it("pushes each stored record as GET …/telemetry returns it, and conformance events, with increasing ids", async () => {
+    const id = await flight();
+    const stream = await openStream(id, headersOf(pilot));
+    expect(stream.res.status).toBe(200);
+    expect(stream.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const t = Date.now();
+    await send(id, [state(20, { at: t }), state(90, { at: t + 1000 })]);
+    const events = [];
+    for (let i = 0; i < 5; i++) events.push(await stream.next());
+    // A conformance event follows the record that caused it (the second position, before its speed).
+    expect(events.map((e) => e.event)).toEqual(["record", "record", "record", "conformance", "record"]);
+    const ids = events.map((e) => e.id);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids).size).toBe(5);
+    const back = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, as(pilot));
+    expect(events.filter((e) => e.event === "record").map((e) => e.data)).toEqual(back.json.data.results);
+    expect(events[3]!.data).toMatchObject({ type: "above_ceiling", at: iso(t + 1000) });
+    await stream.close();
+
+    // Resuming after the first event replays every later one, ids and all.
+    const resumed = await openStream(id, { ...headersOf(pilot), "Last-Event-ID": String(ids[0]) });
+    const replayed = [];
+    for (let i = 0; i < 4; i++) replayed.push(await resumed.next());
+    expect(replayed).toEqual(events.slice(1));
+    // …then continues live.
+    await send(id, [state(20, { at: t + 2000 })]);
+    const live = [await resumed.next(), await resumed.next(), await resumed.next()];
+    expect(live.map((e) => [e.event, e.data.type])).toEqual([
+      ["record", "position"],
+      ["conformance", "back_in_conformance"],
+      ["record", "speed"],
+    ]);
+    expect(live[0]!.id).toBeGreaterThan(ids[4]!);
+    await resumed.close();
+  });
+
+  it("fans one event out to many watchers", async () => {
+    const id = await flight({ public: true });
+    const watchers = await Promise.all(
+      Array.from({ length: 25 }, () => openStream(id, headersOf(neighbour))),
+    );
+    await send(id, [state(10)]);
+    const first = await Promise.all(watchers.map((w) => w.next()));
+    expect(new Set(first.map((e) => e.id)).size).toBe(1);
+    expect(first.every((e) => e.event === "record" && e.data.type === "position")).toBe(true);
+    await Promise.all(watchers.map((w) => w.close()));
+  });
+
+  it("lets a browser in with a short-lived ticket, never the API key; refuses bad tickets", async () => {
+    const id = await flight();
+    const other = await flight();
+    const issued = await call(`/flight/v2/${encodeURIComponent(id)}/ticket`, {
+      method: "POST",
+      ...as(pilot),
+    });
+    expect(issued.status, issued.text).toBe(200);
+    const { ticket, expires_at, stream_url, live_url } = issued.json.data;
+    const lifetime = Date.parse(expires_at) - Date.now();
+    expect(lifetime).toBeGreaterThan(4 * 60_000);
+    expect(lifetime).toBeLessThanOrEqual(5 * 60_000);
+    expect(stream_url).toContain(`ticket=${ticket}`);
+    expect(live_url).not.toContain(pilot.account.apiKey);
+
+    const stream = await openStream(id, {}, `?ticket=${ticket}`);
+    expect(stream.res.status).toBe(200);
+    await send(id, [state(10)]);
+    expect((await stream.next()).event).toBe("record");
+    await stream.close();
+
+    const refuse = async (flightId: string, query: string) => {
+      const res = await SELF.fetch(
+        `${BASE}/flight/v2/${encodeURIComponent(flightId)}/telemetry/stream${query}`,
+      );
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    const tampered = ticket.replace(/\.(.)/, (_: string, ch: string) => `.${ch === "A" ? "B" : "A"}`);
+    expect((await refuse(id, `?ticket=${tampered}`)).status).toBe(401);
+    expect((await refuse(other, `?ticket=${ticket}`)).status).toBe(403);
+    expect((await refuse(id, "")).status).toBe(401);
+    // Another pilot cannot get a ticket for a private flight.
+    const stranger = await call(`/flight/v2/${encodeURIComponent(id)}/ticket`, {
+      method: "POST",
+      ...as(neighbour),
+    });
+    expect(stranger.status).toBe(404);
+  });
+});
+
+describe("GET /flight/v2/{id}/live", () => {
+  it("serves the page with a ticket or the API headers, without external assets", async () => {
+    const id = await flight();
+    const withHeaders = await call(`/flight/v2/${encodeURIComponent(id)}/live`, as(pilot));
+    expect(withHeaders.status).toBe(200);
+    expect(withHeaders.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(withHeaders.text).toContain(id);
+    expect(withHeaders.text).not.toContain(pilot.account.apiKey);
+    expect(withHeaders.text).not.toMatch(/(src|href)="https?:/);
+    // The page carries a terrain grid from our tiles for its profile.
+    expect(withHeaders.text).toContain('"terrain":{"south"');
+    const { ticket } = (
+      await call(`/flight/v2/${encodeURIComponent(id)}/ticket`, { method: "POST", ...as(pilot) })
+    ).json.data;
+    const res = await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/live?ticket=${ticket}`);
+    expect(res.status).toBe(200);
+    expect((await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/live`)).status).toBe(401);
+  });
+});
+
+describe("telemetry_lost", () => {
+  it("is raised by the Durable Object's alarm after 15 s without a record, and cleared by the next", async () => {
+    const id = await flight();
+    const t = Date.now();
+    await send(id, [state(10, { at: t })]);
+    const stub = env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(id));
+    const alarm = await runInDurableObject(stub, (_, ctx) => ctx.storage.getAlarm());
+    expect(alarm! - t).toBeGreaterThanOrEqual(15_000);
+    expect(alarm! - t).toBeLessThan(20_000);
+    // Not yet due: the alarm finds no silence.
+    await runDurableObjectAlarm(stub);
+    expect(await conformance(id)).toEqual([]);
+    // Pretend the last record arrived 20 s ago, then let the alarm run.
+    await runInDurableObject(stub, async (_, ctx) => {
+      const row = ctx.storage.sql.exec<{ v: string }>("SELECT v FROM live_state WHERE k = 'monitor'").one();
+      const monitor = JSON.parse(row.v);
+      monitor.lastReceivedAt -= 20_000;
+      ctx.storage.sql.exec("UPDATE live_state SET v = ? WHERE k = 'monitor'", JSON.stringify(monitor));
+      await ctx.storage.setAlarm(Date.now());
+    });
+    // The instance keeps its state in memory too: a fresh one reads the rewritten row.
+    await runInDurableObject(stub, (instance) => {
+      (instance as unknown as { live: { reset(): void } }).live.reset();
+    });
+    await runDurableObjectAlarm(stub);
+    const lost = await conformance(id);
+    expect(lost.map((e) => e.type)).toEqual(["telemetry_lost"]);
+    expect(lost[0]).toMatchObject({ latitude: 10.5, longitude: 20.5 });
+    await send(id, [state(10, { at: Date.now() })]);
+    expect((await conformance(id)).map((e) => e.type)).toEqual(["telemetry_lost", "back_in_conformance"]);
+  });
+});

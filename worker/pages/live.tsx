@@ -1,0 +1,139 @@
+import type { Polygon } from "../domain/geojson";
+
+/**
+ * The live flight page: no external assets, one inline script. It opens the flight's event stream
+ * with its ticket (replaying everything kept, then live), and draws the area with the growing track
+ * and a scale, the height above ground against the ceiling over the terrain profile (ground from a
+ * grid sampled server-side from our elevation tiles), the latest speed, attitude and pressure, and
+ * the conformance events as they come.
+ */
+
+export interface TerrainGrid {
+  south: number;
+  west: number;
+  north: number;
+  east: number;
+  rows: number;
+  cols: number;
+  /** Row-major from the south-west corner; null where no elevation is loaded. */
+  values: (number | null)[];
+}
+
+export interface LivePageModel {
+  flightId: string;
+  area: Polygon;
+  /** Meters above ground; null when the flight has none. */
+  ceiling: number | null;
+  startTime: string;
+  endTime: string;
+  ticket: string;
+  terrain: TerrainGrid | null;
+}
+
+const CSS = `
+:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f6f7f9;--card:#fff;--muted:#5b6470;--area:#1f6feb;--track:#d12f2f;--bad:#b42318;--ok:#1a7f37}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e9ee;--bg:#0f1216;--card:#181c22;--muted:#9aa4b2}}
+*{box-sizing:border-box}body{margin:0;font:15px/1.4 system-ui,sans-serif;color:var(--fg);background:var(--bg)}
+header{padding:12px 16px;display:flex;flex-wrap:wrap;gap:8px 16px;align-items:baseline}
+h1{font-size:18px;margin:0}#status{color:var(--muted)}#status.bad{color:var(--bad)}
+main{display:grid;gap:12px;padding:0 12px 16px;grid-template-columns:minmax(0,3fr) minmax(0,2fr)}
+@media (max-width:800px){main{grid-template-columns:1fr}}
+section{background:var(--card);border-radius:8px;padding:10px 12px;box-shadow:0 1px 2px #0002}
+h2{font-size:14px;margin:0 0 6px;color:var(--muted);font-weight:600}
+svg{width:100%;height:auto;display:block}
+dl{display:grid;grid-template-columns:auto 1fr;gap:2px 12px;margin:0}dt{color:var(--muted)}dd{margin:0;font-variant-numeric:tabular-nums}
+ol{margin:0;padding-left:20px;max-height:280px;overflow:auto}li{margin:2px 0}
+.left_area,.above_ceiling,.outside_time,.telemetry_lost{color:var(--bad)}.back_in_conformance{color:var(--ok)}
+.legend{font-size:12px;color:var(--muted)}`;
+
+export function renderLivePage(model: LivePageModel): string {
+  const json = JSON.stringify(model).replace(/</g, "\\u003c");
+  const title = `Flight ${escapeHtml(model.flightId)} live`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}</style></head><body>
+<header><h1>${title}</h1><span id="status" role="status">connecting…</span><span id="window" class="legend"></span></header>
+<main>
+<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2><svg id="map" viewBox="0 0 600 420" role="img" aria-label="Flight area and track"></svg>
+<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position</p></section>
+<section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
+<dt>Records</dt><dd id="v-records">0</dd><dt>Last record</dt><dd id="v-last">–</dd>
+<dt>Height above ground</dt><dd id="v-agl">–</dd><dt>Ceiling</dt><dd id="v-ceiling">–</dd>
+<dt>Ground speed</dt><dd id="v-speed">–</dd><dt>Vertical speed</dt><dd id="v-vs">–</dd>
+<dt>Attitude (yaw / pitch / roll)</dt><dd id="v-att">–</dd><dt>Pressure</dt><dd id="v-press">–</dd>
+<dt>Conformance</dt><dd id="v-conf">–</dd></dl></section>
+<section aria-labelledby="alt-h"><h2 id="alt-h">Altitude over the terrain</h2><svg id="alt" viewBox="0 0 600 240" role="img" aria-label="Altitude, ceiling and terrain profile"></svg>
+<p class="legend">brown: ground below the track (our elevation data) · red: the drone (altitude_msl) · dashed: ceiling above ground</p></section>
+<section aria-labelledby="ev-h"><h2 id="ev-h">Conformance events</h2><ol id="events"></ol></section>
+</main>
+<script type="application/json" id="model">${json}</script>
+<script>${SCRIPT}</script></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** The page's whole behaviour; plain ES2020 so Debian's Chromium runs it as is. */
+const SCRIPT = `
+(function(){
+"use strict";
+var model=JSON.parse(document.getElementById("model").textContent);
+var NS="http://www.w3.org/2000/svg";
+var positions=[],events=[],count=0,latest={};
+var ring=model.area.coordinates[0];
+function $(id){return document.getElementById(id)}
+function el(name,attrs,parent){var e=document.createElementNS(NS,name);for(var k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e}
+function fmt(v,d,u){return v==null||!isFinite(v)?"–":v.toFixed(d)+(u?" "+u:"")}
+$("window").textContent="planned "+model.startTime.replace("T"," ").slice(0,16)+" – "+model.endTime.replace("T"," ").slice(0,16)+" UTC";
+$("v-ceiling").textContent=model.ceiling==null?"none":model.ceiling+" m above ground";
+// Ground below a position, bilinear in the grid sampled from our elevation tiles; null where none.
+function ground(lat,lng){var t=model.terrain;if(!t)return null;
+ var y=(lat-t.south)/(t.north-t.south)*(t.rows-1),x=(lng-t.west)/(t.east-t.west)*(t.cols-1);
+ if(y<0||x<0||y>t.rows-1||x>t.cols-1)return null;
+ var r=Math.min(Math.floor(y),t.rows-2),c=Math.min(Math.floor(x),t.cols-2),ty=y-r,tx=x-c,s=0;
+ for(var dr=0;dr<2;dr++)for(var dc=0;dc<2;dc++){var v=t.values[(r+dr)*t.cols+c+dc];var w=(dr?ty:1-ty)*(dc?tx:1-tx);if(w===0)continue;if(v==null)return null;s+=w*v}
+ return s}
+function drawMap(){var svg=$("map");while(svg.firstChild)svg.removeChild(svg.firstChild);
+ var pts=ring.map(function(p){return[p[0],p[1]]}).concat(positions.map(function(p){return[p.longitude,p.latitude]}));
+ var minX=Infinity,minY=Infinity,maxX=-Infinity,maxY=-Infinity;
+ pts.forEach(function(p){minX=Math.min(minX,p[0]);maxX=Math.max(maxX,p[0]);minY=Math.min(minY,p[1]);maxY=Math.max(maxY,p[1])});
+ var k=Math.cos((minY+maxY)/2*Math.PI/180),w=Math.max((maxX-minX)*k,1e-6),h=Math.max(maxY-minY,1e-6);
+ var scale=Math.min(560/w,380/h),ox=300-((minX+maxX)/2*k)*scale,oy=210+((minY+maxY)/2)*scale;
+ function px(lng,lat){return[(lng*k*scale+ox).toFixed(1),(oy-lat*scale).toFixed(1)]}
+ el("rect",{x:0,y:0,width:600,height:420,fill:"none"},svg);
+ el("polygon",{points:ring.map(function(p){return px(p[0],p[1]).join(",")}).join(" "),fill:"#1f6feb22",stroke:"#1f6feb","stroke-width":2},svg);
+ if(positions.length){el("polyline",{points:positions.map(function(p){return px(p.longitude,p.latitude).join(",")}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
+  var last=positions[positions.length-1],q=px(last.longitude,last.latitude);el("circle",{cx:q[0],cy:q[1],r:5,fill:"#d12f2f",id:"latest-dot"},svg)}
+ events.forEach(function(e){if(e.latitude==null)return;var q=px(e.longitude,e.latitude);el("circle",{cx:q[0],cy:q[1],r:4,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318",stroke:"#fff"},svg)});
+ // Scale bar: a round number of meters about a fifth of the width.
+ var mPerPx=111320/scale,target=120*mPerPx,p10=Math.pow(10,Math.floor(Math.log10(target))),nice=[1,2,5,10].map(function(f){return f*p10}).filter(function(v){return v<=target}).pop()||p10;
+ var len=nice/mPerPx;el("line",{x1:20,y1:400,x2:20+len,y2:400,stroke:"currentColor","stroke-width":3},svg);
+ var label=el("text",{x:20,y:392,"font-size":12,fill:"currentColor",id:"scale"},svg);label.textContent=nice>=1000?nice/1000+" km":nice+" m"}
+function drawAlt(){var svg=$("alt");while(svg.firstChild)svg.removeChild(svg.firstChild);
+ if(!positions.length)return;var t0=positions[0].timestamp,t1=Math.max(positions[positions.length-1].timestamp,t0+1);
+ var vals=[];positions.forEach(function(p){vals.push(p.altitude_msl);if(p.ground!=null){vals.push(p.ground);if(model.ceiling!=null)vals.push(p.ground+model.ceiling)}});
+ var lo=Math.min.apply(null,vals)-10,hi=Math.max.apply(null,vals)+10;
+ function X(t){return(40+(t-t0)/(t1-t0)*550).toFixed(1)}function Y(v){return(220-(v-lo)/(hi-lo)*210).toFixed(1)}
+ var g=positions.filter(function(p){return p.ground!=null});
+ if(g.length){el("polygon",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground)}).join(" ")+" "+X(g[g.length-1].timestamp)+",220 "+X(g[0].timestamp)+",220",fill:"#8b5a2b66",stroke:"#8b5a2b"},svg);
+  if(model.ceiling!=null)el("polyline",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground+model.ceiling)}).join(" "),fill:"none",stroke:"currentColor","stroke-dasharray":"6 4"},svg)}
+ el("polyline",{points:positions.map(function(p){return X(p.timestamp)+","+Y(p.altitude_msl)}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
+ [lo,hi].forEach(function(v,i){var tx=el("text",{x:2,y:i?14:218,"font-size":11,fill:"currentColor"},svg);tx.textContent=Math.round(v)+" m"})}
+var pending=false;function redraw(){if(pending)return;pending=true;requestAnimationFrame(function(){pending=false;drawMap();drawAlt()})}
+function onRecord(r){count++;$("v-records").textContent=String(count);$("v-last").textContent=new Date(r.timestamp).toISOString().slice(11,19)+" UTC";
+ if(r.type==="position"){r.ground=ground(r.latitude,r.longitude);positions.push(r);
+  $("v-agl").textContent=r.ground==null?"unknown (no elevation loaded here)":fmt(r.altitude_msl-r.ground,1,"m");redraw()}
+ else if(r.type==="speed"){$("v-speed").textContent=fmt(Math.hypot(r.velocity_x,r.velocity_y),1,"m/s");$("v-vs").textContent=fmt(-r.velocity_z,1,"m/s")}
+ else if(r.type==="attitude"){$("v-att").textContent=fmt(r.yaw,0,"°")+" / "+fmt(r.pitch,0,"°")+" / "+fmt(r.roll,0,"°")}
+ else if(r.type==="barometer"){$("v-press").textContent=fmt(r.pressure,1,"hPa")}}
+function onConformance(e){events.push(e);var li=document.createElement("li");li.className=e.type;
+ var extra=e.type==="above_ceiling"?" ("+e.height_agl+" m above ground, ceiling "+e.ceiling+" m)":e.type==="left_area"?" ("+e.distance_m+" m outside)":"";
+ li.textContent=e.at.slice(11,19)+" "+e.type.replace(/_/g," ")+extra+(e.elevation?" – "+e.elevation:"");$("events").appendChild(li);
+ $("v-conf").textContent=e.type==="back_in_conformance"?"in conformance":e.type.replace(/_/g," ");$("v-conf").className=e.type;redraw()}
+var url="/flight/v2/"+encodeURIComponent(model.flightId)+"/telemetry/stream?ticket="+encodeURIComponent(model.ticket)+"&last_event_id=0";
+var source=new EventSource(url);
+source.addEventListener("open",function(){$("status").textContent="live";$("status").className=""});
+source.addEventListener("record",function(m){onRecord(JSON.parse(m.data))});
+source.addEventListener("conformance",function(m){onConformance(JSON.parse(m.data))});
+source.addEventListener("error",function(){$("status").textContent=source.readyState===2?"disconnected: reload the page for a new ticket":"reconnecting…";$("status").className="bad"});
+redraw();
+})();`;

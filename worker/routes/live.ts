@@ -1,0 +1,378 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createRouter } from "../app";
+import type { ConformanceEvent } from "../domain/conformance";
+import { sampleElevations } from "../domain/elevation/sampling";
+import { ellipsoidToEgm96 } from "../domain/geoid";
+import { bboxOf, type Polygon } from "../domain/geojson";
+import type { AppEnv } from "../env";
+import { ApiError, forbidden, notFound, unauthorized } from "../lib/errors";
+import { newId } from "../lib/ids";
+import { success } from "../lib/jsend";
+import { recordId, responses, securityWithToken } from "../lib/openapi";
+import { isoTime, parseTime } from "../lib/time";
+import { requireApiKey } from "../middleware/apiKey";
+import { optionalToken, requireToken } from "../middleware/token";
+import { renderLivePage, type TerrainGrid } from "../pages/live";
+import { chunkLoader, coverage } from "../store/elevationTiles";
+import { type FlightRow, findFlight } from "../store/flights";
+import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
+import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
+
+/**
+ * Live flights: the Server-Sent Events stream of a flight's records and conformance events, its
+ * conformance list, short-lived tickets for browsers, HTTP ingest of ASTM F3411 aircraft states,
+ * and the live page. Readers are the flight's pilot, and anyone of the account when it is public.
+ */
+
+const flightParams = z.object({ flight_id: recordId("flight_id") });
+/** At most this many states in one post: each becomes two records, well under the 1 MiB body limit. */
+const MAX_STATES = 1000;
+
+const ConformanceEventView = z
+  .looseObject({
+    type: z.enum(["left_area", "above_ceiling", "outside_time", "telemetry_lost", "back_in_conformance"]),
+    at: z.string(),
+    latitude: z.number().nullable(),
+    longitude: z.number().nullable(),
+  })
+  .openapi("ConformanceEvent", {
+    description:
+      "Plus details: altitude_msl, ground_elevation, height_agl, ceiling, distance_m, above_by_m, cleared, …",
+  });
+
+const ticketQuery = z.object({
+  ticket: z
+    .string()
+    .max(1000)
+    .optional()
+    .openapi({ description: "A ticket from POST /flight/v2/{id}/ticket" }),
+});
+
+const streamRoute = createRoute({
+  method: "get",
+  path: "/flight/v2/{flight_id}/telemetry/stream",
+  tags: ["Live"],
+  summary:
+    "Server-Sent Events: `record` (as GET …/telemetry returns it) and `conformance`; `Last-Event-ID` resumes",
+  description:
+    "Authenticate with X-API-Key (and the pilot's bearer token for a private flight), or with `?ticket=` from a browser. Without Last-Event-ID only new events follow; with it (or `?last_event_id=`), every later event still kept comes first.",
+  security: securityWithToken,
+  request: {
+    params: flightParams,
+    query: ticketQuery.extend({
+      last_event_id: z
+        .string()
+        .regex(/^\d{1,15}$/)
+        .optional()
+        .openapi({
+          description: "Resume after this event id when the client cannot send the Last-Event-ID header",
+        }),
+    }),
+  },
+  responses: {
+    ...responses(z.null(), "unused"),
+    200: {
+      content: { "text/event-stream": { schema: z.string() } },
+      description: "`id: <n>`, `event: record|conformance`, `data: <JSON>` per event",
+    },
+  },
+});
+
+const ticketRoute = createRoute({
+  method: "post",
+  path: "/flight/v2/{flight_id}/ticket",
+  tags: ["Live"],
+  summary: "A ticket (valid 5 minutes) that opens the flight's stream or live page from a browser",
+  security: securityWithToken,
+  middleware: [optionalToken] as const,
+  request: { params: flightParams },
+  responses: responses(
+    z.object({ ticket: z.string(), expires_at: z.string(), stream_url: z.string(), live_url: z.string() }),
+    "The ticket and the URLs that carry it",
+  ),
+});
+
+const conformanceRoute = createRoute({
+  method: "get",
+  path: "/flight/v2/{flight_id}/conformance",
+  tags: ["Live"],
+  summary:
+    "The flight's conformance events (area, time window, ceiling above ground, telemetry gaps), oldest first",
+  security: securityWithToken,
+  middleware: [optionalToken] as const,
+  request: { params: flightParams },
+  responses: responses(z.object({ results: z.array(ConformanceEventView) }), "The events"),
+});
+
+/** ASTM F3411-22a RIDAircraftState: the fields this service reads. */
+const RidState = z.object({
+  timestamp: z.object({
+    value: z.string().refine((v) => parseTime(v) !== undefined, "RFC 3339 with an offset or Z"),
+    format: z.literal("RFC3339"),
+  }),
+  position: z.object({
+    lat: z.number().min(-90).max(90),
+    lng: z.number().min(-180).max(180),
+    alt: z
+      .number()
+      .min(-999, "-1000 is the standard's unknown altitude, which cannot be monitored")
+      .max(100_000)
+      .openapi({ description: "WGS84 ellipsoid height, meters; -1000 (unknown) is refused" }),
+    accuracy_h: z.string().optional(),
+    height: z.object({ distance: z.number(), reference: z.string() }).optional(),
+  }),
+  track: z
+    .number()
+    .min(-360)
+    .max(361)
+    .openapi({ description: "degrees clockwise from true north; 361 unknown" }),
+  speed: z.number().min(0).max(255).openapi({ description: "m/s over ground; 255 unknown" }),
+  vertical_speed: z.number().min(-63).max(63).openapi({ description: "m/s, up positive; 63 unknown" }),
+});
+
+const ingestRoute = createRoute({
+  method: "post",
+  path: "/flight/v2/{flight_id}/telemetry",
+  tags: ["Live"],
+  summary:
+    "Send telemetry over HTTP: ASTM F3411-22a RIDAircraftState objects, stored as Position and Speed records",
+  security: securityWithToken,
+  middleware: [requireToken] as const,
+  request: {
+    params: flightParams,
+    body: {
+      content: {
+        "application/json": { schema: z.object({ states: z.array(RidState).min(1).max(MAX_STATES) }) },
+      },
+      required: true,
+    },
+  },
+  responses: responses(z.object({ stored: z.number(), duplicates: z.number() }), "Records stored"),
+});
+
+const monitoringRoute = createRoute({
+  method: "post",
+  path: "/dev/v1/flights/{flight_id}/monitoring",
+  hide: true,
+  request: {
+    params: flightParams,
+    body: { content: { "application/json": { schema: z.object({ enabled: z.boolean() }) } }, required: true },
+  },
+  responses: responses(z.object({ enabled: z.boolean() }), "Monitoring switched (development only)"),
+});
+
+const livePageRoute = createRoute({
+  method: "get",
+  path: "/flight/v2/{flight_id}/live",
+  tags: ["Live"],
+  summary:
+    "The live flight page (HTML): area, growing track, height above ground against the ceiling, events",
+  security: securityWithToken,
+  request: { params: flightParams, query: ticketQuery },
+  responses: {
+    ...responses(z.null(), "unused"),
+    200: { content: { "text/html": { schema: z.string() } }, description: "The page" },
+  },
+});
+
+/** ASTM accuracy_h codes as meters (the bound of each class); unknown as 0. */
+const HORIZONTAL_ACCURACY: Record<string, number> = {
+  HA10NMPlus: 18_520,
+  HA10NM: 18_520,
+  HA4NM: 7408,
+  HA2NM: 3704,
+  HA1NM: 1852,
+  HA05NM: 926,
+  HA03NM: 555.6,
+  HA01NM: 185.2,
+  HA005NM: 92.6,
+  HA30m: 30,
+  HA10m: 10,
+  HA3m: 3,
+  HA1m: 1,
+};
+
+export const liveRoutes = createRouter()
+  .openapi(streamRoute, async (c) => {
+    const { flight } = await watcher(c, c.req.valid("param").flight_id);
+    const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
+    const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
+    const stream = await telemetryOf(c.env, flight.id).stream(after);
+    return new Response(stream as ReadableStream, {
+      headers: {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no",
+      },
+    }) as never;
+  })
+  .openapi(ticketRoute, async (c) => {
+    const flight = await readableFlight(c, c.req.valid("param").flight_id);
+    const exp = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
+    const ticket = await ticketFor(c, flight, exp);
+    const base = new URL(c.req.url).origin;
+    const id = encodeURIComponent(flight.id);
+    return success(c, {
+      ticket,
+      expires_at: isoTime(exp * 1000),
+      stream_url: `${base}/flight/v2/${id}/telemetry/stream?ticket=${ticket}`,
+      live_url: `${base}/flight/v2/${id}/live?ticket=${ticket}`,
+    });
+  })
+  .openapi(conformanceRoute, async (c) => {
+    const flight = await readableFlight(c, c.req.valid("param").flight_id);
+    const results = (await telemetryOf(c.env, flight.id).conformance()) as ConformanceEvent[];
+    return success(c, { results });
+  })
+  .openapi(ingestRoute, async (c) => {
+    const flightId = c.req.valid("param").flight_id;
+    const flight = await findFlight(c.var.db, c.var.account.id, flightId);
+    if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
+    if (flight.pilotId !== c.var.pilotId) throw forbidden("Only the flight's pilot may send its telemetry");
+    const { states } = c.req.valid("json");
+    const now = Date.now();
+    // One session id per post: its states are its serials, so a post is stored whole or (as a repeat) not at all.
+    const sessionId = newId("session");
+    const records: TelemetryRecord[] = [];
+    states.forEach((state, i) => {
+      const timestamp = parseTime(state.timestamp.value)!;
+      const { lat, lng, alt } = state.position;
+      const height = state.position.height;
+      records.push({
+        sessionId,
+        datagram: `state ${i}`,
+        serial: i,
+        index: 0,
+        type: "position",
+        timestamp,
+        receivedAt: now,
+        fields: {
+          latitude: lat,
+          longitude: lng,
+          altitude_agl: height && height.reference === "GroundLevel" ? height.distance : 0,
+          altitude_msl: Math.round(ellipsoidToEgm96(lat, lng, alt) * 100) / 100,
+          horizontal_accuracy: HORIZONTAL_ACCURACY[state.position.accuracy_h ?? ""] ?? 0,
+        },
+      });
+      if (state.track > 360 || state.speed >= 255) return;
+      const radians = (state.track * Math.PI) / 180;
+      records.push({
+        sessionId,
+        datagram: `state ${i}`,
+        serial: i,
+        index: 1,
+        type: "speed",
+        timestamp,
+        receivedAt: now,
+        fields: {
+          velocity_x: round3(state.speed * Math.cos(radians)),
+          velocity_y: round3(state.speed * Math.sin(radians)),
+          velocity_z: state.vertical_speed >= 63 ? 0 : -state.vertical_speed,
+        },
+      });
+    });
+    const result = await telemetryOf(c.env, flight.id).ingest(records);
+    return success(c, result);
+  })
+  .openapi(monitoringRoute, async (c) => {
+    const flight = await findFlight(c.var.db, c.var.account.id, c.req.valid("param").flight_id);
+    if (!flight) throw notFound("Flight");
+    const { enabled } = c.req.valid("json");
+    await telemetryOf(c.env, flight.id).setMonitoring(enabled);
+    return success(c, { enabled });
+  })
+  .openapi(livePageRoute, async (c) => {
+    const { flight, ticket } = await watcher(c, c.req.valid("param").flight_id);
+    // Opened with API headers: the page gets its own ticket, so the key never reaches a URL.
+    const pageTicket =
+      ticket ?? (await ticketFor(c, flight, Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS));
+    c.header(
+      "Content-Security-Policy",
+      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    );
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Cache-Control", "no-store");
+    return c.html(
+      renderLivePage({
+        flightId: flight.id,
+        area: flight.geometry,
+        ceiling: flight.maxAltitude > 0 ? flight.maxAltitude : null,
+        startTime: isoTime(flight.startTime),
+        endTime: isoTime(flight.endTime),
+        ticket: pageTicket,
+        terrain: await terrainGrid(c, flight.geometry),
+      }),
+      200,
+    ) as never;
+  });
+
+/** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */
+async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {
+  const flight = await findFlight(c.var.db, c.var.account.id, flightId);
+  if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
+  return flight;
+}
+
+async function ticketFor(c: Context<AppEnv>, flight: FlightRow, exp: number): Promise<string> {
+  return issueTicket(c.env.TELEMETRY_MASTER_KEY, {
+    flightId: flight.id,
+    accountId: flight.accountId,
+    pilotId: flight.pilotId === c.var.pilotId ? flight.pilotId : null,
+    exp,
+  });
+}
+
+/**
+ * The stream and the page sit outside the API-key middleware (index.ts): a browser presents a
+ * ticket in the URL; any other client the API key (and the pilot's token) as everywhere.
+ */
+async function watcher(
+  c: Context<AppEnv>,
+  flightId: string,
+): Promise<{ flight: FlightRow; ticket: string | undefined }> {
+  const text = c.req.query("ticket");
+  if (text === undefined) {
+    await requireApiKey(c, async () => {});
+    await optionalToken(c, async () => {});
+    return { flight: await readableFlight(c, flightId), ticket: undefined };
+  }
+  const verified = await verifyTicket(c.env.TELEMETRY_MASTER_KEY, text);
+  if (!verified.ok) throw unauthorized(`Invalid ticket: ${verified.reason}`);
+  const { ticket } = verified;
+  if (ticket.flightId !== flightId) throw new ApiError(403, "This ticket is for another flight");
+  c.set("pilotId", ticket.pilotId ?? undefined);
+  const flight = await findFlight(c.var.db, ticket.accountId, flightId);
+  if (!flight || (!flight.public && flight.pilotId !== ticket.pilotId)) throw notFound("Flight");
+  return { flight, ticket: text };
+}
+
+/** Ground below the area and around it, for the page's terrain profile: a 48×48 grid from our tiles. */
+async function terrainGrid(c: Context<AppEnv>, area: Polygon): Promise<TerrainGrid | null> {
+  const box = bboxOf(area);
+  const padLat = Math.max((box.maxLat - box.minLat) * 0.5, 0.002);
+  const padLng = Math.max((box.maxLng - box.minLng) * 0.5, 0.002);
+  const grid = {
+    south: box.minLat - padLat,
+    north: box.maxLat + padLat,
+    west: box.minLng - padLng,
+    east: box.maxLng + padLng,
+    rows: 48,
+    cols: 48,
+  };
+  const lats: number[] = [];
+  const lngs: number[] = [];
+  for (let r = 0; r < grid.rows; r++) {
+    for (let col = 0; col < grid.cols; col++) {
+      lats.push(grid.south + ((grid.north - grid.south) * r) / (grid.rows - 1));
+      lngs.push(grid.west + ((grid.east - grid.west) * col) / (grid.cols - 1));
+    }
+  }
+  const cover = await coverage(c.env.ELEVATION, (p) => c.executionCtx.waitUntil(p));
+  const values = await sampleElevations(cover, lats, lngs, "bilinear", chunkLoader(c.env.ELEVATION));
+  return values.some((v) => v !== null) ? { ...grid, values } : null;
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

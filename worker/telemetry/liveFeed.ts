@@ -1,0 +1,440 @@
+import {
+  type ConformanceEvent,
+  checkSilence,
+  envelopeOf,
+  type FlightEnvelope,
+  initialState,
+  judgePosition,
+  type MonitorState,
+  recordArrived,
+  silenceDueAt,
+} from "../domain/conformance";
+import { sampleElevations } from "../domain/elevation/sampling";
+import type { Polygon } from "../domain/geojson";
+import type { Bindings } from "../env";
+import { isoTime } from "../lib/time";
+import { chunkLoader, coverage } from "../store/elevationTiles";
+
+/**
+ * The live side of a flight's Durable Object: conformance monitoring of every stored record, the
+ * flight's conformance events (kept beside its records), and Server-Sent Events to its watchers.
+ * Each event is encoded once and enqueued to every watcher, so a hundred watchers cost the worker
+ * no more than one: the worker only passes each watcher's byte stream through.
+ *
+ * Event ids (`id:` of the stream) share one increasing sequence: a record's is its row id × 8, a
+ * conformance event's is the id of the record that caused it × 8 + 1, 2, …; a record causes at most
+ * four events and a silence one more, so the sequence never collides and needs no extra write.
+ */
+
+/** A record just stored, with its row id: what the stream and the monitor see. */
+export interface FreshRecord {
+  id: number;
+  serial: number;
+  type: string;
+  timestamp: number;
+  receivedAt: number;
+  fields: Record<string, number>;
+}
+
+export const SEQ_PER_RECORD = 8;
+/** How long the flight's plan (area, window, ceiling) is trusted before D1 is read again: an early end shows within this. */
+const ENVELOPE_TTL_MS = 30_000;
+/** A watcher this many events behind is dropped; its EventSource reconnects with Last-Event-ID. */
+const MAX_BEHIND = 5_000;
+const REPLAY_PAGE = 500;
+const KEEPALIVE_MS = 20_000;
+
+const CREATE_TABLES = `
+  CREATE TABLE IF NOT EXISTS conformance_events (
+    seq INTEGER PRIMARY KEY,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS live_state (k TEXT PRIMARY KEY, v TEXT NOT NULL);`;
+
+interface Watcher {
+  controller: ReadableStreamDefaultController<Uint8Array>;
+  lastSent: number;
+  live: boolean;
+}
+
+interface EnvelopeCache {
+  value: FlightEnvelope | null;
+  checkedAt: number;
+}
+
+const encoder = new TextEncoder();
+
+/** A record as `GET /flight/v2/{id}/telemetry` returns it. */
+export function recordView(r: Omit<FreshRecord, "id">) {
+  return {
+    type: r.type,
+    timestamp: r.timestamp,
+    serial: r.serial,
+    received_at: isoTime(r.receivedAt),
+    ...r.fields,
+  };
+}
+
+export class LiveFeed {
+  private readonly watchers = new Set<Watcher>();
+  private queue: Promise<void> = Promise.resolve();
+  private ready = false;
+  private state: MonitorState | undefined;
+  private lastSeq: number | undefined;
+  private envelope: EnvelopeCache | undefined;
+  private keepalive: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Bindings,
+  ) {}
+
+  /** Monitors and streams records just stored, in order; resolves once their events are kept. */
+  stored(records: FreshRecord[]): Promise<void> {
+    if (records.length === 0) return this.queue;
+    const now = Date.now();
+    const run = this.queue.then(() => this.process(records, now));
+    // One failed batch must not stop the next; the caller still sees this batch's failure.
+    this.queue = run.catch((err) => {
+      console.error(JSON.stringify({ level: "error", message: "live feed failed", error: String(err) }));
+    });
+    return run;
+  }
+
+  /** The DO alarm: telemetry_lost after TELEMETRY_LOST_MS of silence while the flight is active. */
+  alarm(): Promise<void> {
+    const run = this.queue.then(async () => {
+      this.ensureTables();
+      if (!this.monitoring()) return;
+      this.envelope = undefined; // the flight may have ended early: read it again
+      const envelope = await this.flightEnvelope();
+      if (!envelope) return;
+      const outcome = checkSilence(envelope, this.monitorState(), Date.now());
+      this.saveState(outcome.state);
+      this.keep(outcome.events, this.lastSequence());
+      if (outcome.recheckAt !== null) await this.ctx.storage.setAlarm(outcome.recheckAt);
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Every conformance event kept, oldest first. */
+  events(): ConformanceEvent[] {
+    if (!this.hasTables()) return [];
+    return this.ctx.storage.sql
+      .exec<{ body: string }>("SELECT body FROM conformance_events ORDER BY seq")
+      .toArray()
+      .map((row) => JSON.parse(row.body) as ConformanceEvent);
+  }
+
+  /** Monitoring on or off for this flight (the `live` benchmark compares both in one run). */
+  setMonitoring(enabled: boolean): void {
+    this.ensureTables();
+    this.ctx.storage.sql.exec(
+      "INSERT OR REPLACE INTO live_state (k, v) VALUES ('monitoring', ?)",
+      enabled ? "on" : "off",
+    );
+    this.monitoringFlag = enabled;
+  }
+
+  /**
+   * An event stream: without `after`, only events from now on; with it, every kept event after it
+   * first (read page by page as the watcher takes them), then live ones.
+   */
+  open(after: number | null): ReadableStream<Uint8Array> {
+    let watcher: Watcher;
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          watcher = { controller, lastSent: after ?? 0, live: false };
+          controller.enqueue(encoder.encode("retry: 2000\n\n"));
+          if (after === null) this.watch(watcher, this.lastSequence());
+        },
+        pull: () => {
+          if (watcher.live) return;
+          // Replay only what live watchers have been sent: later events reach this one live.
+          const upTo = this.lastSequence();
+          const page = this.replay(watcher.lastSent, upTo);
+          for (const { seq, frame } of page.frames) {
+            watcher.controller.enqueue(frame);
+            watcher.lastSent = seq;
+          }
+          if (page.done) this.watch(watcher, upTo);
+        },
+        cancel: () => {
+          this.unwatch(watcher);
+        },
+      },
+      { highWaterMark: 1 },
+    );
+  }
+
+  /** Forgets everything (the flight's storage was erased). */
+  reset(): void {
+    this.ready = false;
+    this.state = undefined;
+    this.lastSeq = undefined;
+    this.envelope = undefined;
+    this.monitoringFlag = undefined;
+  }
+
+  private monitoringFlag: boolean | undefined;
+
+  private monitoring(): boolean {
+    if (this.monitoringFlag === undefined) {
+      const row = this.ctx.storage.sql
+        .exec<{ v: string }>("SELECT v FROM live_state WHERE k = 'monitoring'")
+        .toArray()[0];
+      this.monitoringFlag = row?.v !== "off";
+    }
+    return this.monitoringFlag;
+  }
+
+  private async process(records: FreshRecord[], now: number): Promise<void> {
+    this.ensureTables();
+    const monitoring = this.monitoring();
+    const envelope = monitoring ? await this.flightEnvelope() : null;
+    const positions = envelope ? records.filter((r) => r.type === "position") : [];
+    const grounds = new Map<number, number | null>();
+    if (positions.length > 0) {
+      const values = await this.groundElevations(positions);
+      for (const [i, p] of positions.entries()) grounds.set(p.id, values[i] ?? null);
+    }
+    let state = this.monitorState();
+    const sorted = [...records].sort((a, b) => a.id - b.id);
+    for (const record of sorted) {
+      const seq = record.id * SEQ_PER_RECORD;
+      this.broadcast(seq, () => frame(seq, "record", recordView(record)));
+      if (seq > (this.lastSeq ?? 0)) this.lastSeq = seq;
+      if (!envelope) continue;
+      const arrived = recordArrived(state, now, record.timestamp);
+      state = arrived.state;
+      const events = [...arrived.events];
+      if (record.type === "position") {
+        const f = record.fields;
+        const judged = judgePosition(envelope, state, {
+          timestamp: record.timestamp,
+          latitude: f.latitude!,
+          longitude: f.longitude!,
+          altitudeMsl: f.altitude_msl!,
+          ground: grounds.get(record.id) ?? null,
+        });
+        state = judged.state;
+        events.push(...judged.events);
+      }
+      this.keep(events, seq);
+    }
+    if (!envelope) return;
+    this.saveState(state);
+    const due = silenceDueAt(envelope, state);
+    if (due !== null) await this.ctx.storage.setAlarm(due);
+  }
+
+  /** Keeps and broadcasts events after sequence `after` (a record's, or the latest). */
+  private keep(events: ConformanceEvent[], after: number): void {
+    let seq = Math.max(after, this.lastSequence());
+    for (const event of events) {
+      seq += 1;
+      this.ctx.storage.sql.exec(
+        "INSERT INTO conformance_events (seq, type, body) VALUES (?, ?, ?)",
+        seq,
+        event.type,
+        JSON.stringify(event),
+      );
+      const s = seq;
+      this.broadcast(s, () => frame(s, "conformance", event));
+      this.lastSeq = s;
+    }
+  }
+
+  private broadcast(seq: number, render: () => Uint8Array): void {
+    if (this.watchers.size === 0) return;
+    let bytes: Uint8Array | undefined;
+    for (const watcher of this.watchers) {
+      if (seq <= watcher.lastSent) continue;
+      if ((watcher.controller.desiredSize ?? 0) < -MAX_BEHIND) {
+        this.unwatch(watcher);
+        try {
+          watcher.controller.close();
+        } catch {}
+        continue;
+      }
+      bytes ??= render();
+      watcher.controller.enqueue(bytes);
+      watcher.lastSent = seq;
+    }
+  }
+
+  private watch(watcher: Watcher, upTo: number): void {
+    watcher.live = true;
+    watcher.lastSent = Math.max(watcher.lastSent, upTo);
+    this.watchers.add(watcher);
+    this.keepalive ??= setInterval(() => {
+      const ping = encoder.encode(": keep-alive\n\n");
+      for (const w of this.watchers) {
+        try {
+          w.controller.enqueue(ping);
+        } catch {
+          this.unwatch(w);
+        }
+      }
+    }, KEEPALIVE_MS);
+  }
+
+  private unwatch(watcher: Watcher): void {
+    this.watchers.delete(watcher);
+    if (this.watchers.size === 0 && this.keepalive !== undefined) {
+      clearInterval(this.keepalive);
+      this.keepalive = undefined;
+    }
+  }
+
+  /** Kept events with after < seq ≤ upTo, oldest first, at most one page. */
+  private replay(
+    after: number,
+    upTo: number,
+  ): { frames: { seq: number; frame: Uint8Array }[]; done: boolean } {
+    const sql = this.ctx.storage.sql;
+    const hasEvents = this.hasTables();
+    const hasRecords = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
+    const records = hasRecords
+      ? sql
+          .exec<{
+            id: number;
+            serial: number;
+            type: string;
+            timestamp: number;
+            received_at: number;
+            fields: string;
+          }>(
+            `SELECT id, serial, type, timestamp, received_at, fields FROM records
+             WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+            Math.floor(after / SEQ_PER_RECORD),
+            Math.floor(upTo / SEQ_PER_RECORD),
+            REPLAY_PAGE,
+          )
+          .toArray()
+          .map((row) => {
+            const seq = row.id * SEQ_PER_RECORD;
+            const view = recordView({
+              serial: row.serial,
+              type: row.type,
+              timestamp: row.timestamp,
+              receivedAt: row.received_at,
+              fields: JSON.parse(row.fields) as Record<string, number>,
+            });
+            return { seq, frame: frame(seq, "record", view) };
+          })
+      : [];
+    const events = !hasEvents
+      ? []
+      : sql
+          .exec<{ seq: number; body: string }>(
+            "SELECT seq, body FROM conformance_events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            after,
+            upTo,
+            REPLAY_PAGE,
+          )
+          .toArray()
+          .map((row) => ({ seq: row.seq, frame: frameText(row.seq, "conformance", row.body) }));
+    // A full page may have more behind it: keep only what is certainly complete up to there.
+    const limit = Math.min(
+      records.length === REPLAY_PAGE ? records.at(-1)!.seq : upTo,
+      events.length === REPLAY_PAGE ? events.at(-1)!.seq : upTo,
+    );
+    const frames = [...records, ...events].filter((e) => e.seq <= limit).sort((a, b) => a.seq - b.seq);
+    return { frames, done: limit === upTo };
+  }
+
+  private lastSequence(): number {
+    if (this.lastSeq === undefined) {
+      const sql = this.ctx.storage.sql;
+      const hasRecords = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
+      const record = hasRecords
+        ? (sql.exec<{ m: number | null }>("SELECT MAX(id) AS m FROM records").one().m ?? 0)
+        : 0;
+      const event = this.hasTables()
+        ? (sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM conformance_events").one().m ?? 0)
+        : 0;
+      this.lastSeq = Math.max(record * SEQ_PER_RECORD, event);
+    }
+    return this.lastSeq;
+  }
+
+  private monitorState(): MonitorState {
+    if (!this.state) {
+      const row = this.ctx.storage.sql
+        .exec<{ v: string }>("SELECT v FROM live_state WHERE k = 'monitor'")
+        .toArray()[0];
+      this.state = row ? (JSON.parse(row.v) as MonitorState) : initialState();
+    }
+    return this.state;
+  }
+
+  private saveState(state: MonitorState): void {
+    this.state = state;
+    this.ctx.storage.sql.exec(
+      "INSERT OR REPLACE INTO live_state (k, v) VALUES ('monitor', ?)",
+      JSON.stringify(state),
+    );
+  }
+
+  /**
+   * The flight's area, window and ceiling, read from D1 by the Durable Object itself (its name is the
+   * flight id) and trusted for ENVELOPE_TTL_MS: the relay's path stays as it is, and an early end of
+   * the flight is seen within that time. Null when the flight does not exist (nothing to judge).
+   */
+  private async flightEnvelope(): Promise<FlightEnvelope | null> {
+    const now = Date.now();
+    if (this.envelope && now - this.envelope.checkedAt < ENVELOPE_TTL_MS) return this.envelope.value;
+    const flightId = this.ctx.id.name;
+    if (!flightId) return null;
+    const row = await this.env.DB.prepare(
+      "SELECT geometry, start_time, end_time, max_altitude FROM flights WHERE id = ?",
+    )
+      .bind(flightId)
+      .first<{ geometry: string; start_time: number; end_time: number; max_altitude: number }>();
+    const value = row
+      ? envelopeOf({
+          geometry: JSON.parse(row.geometry) as Polygon,
+          startTime: row.start_time,
+          endTime: row.end_time,
+          maxAltitude: row.max_altitude,
+        })
+      : null;
+    this.envelope = { value, checkedAt: now };
+    return value;
+  }
+
+  /** Our ground elevation (EGM96 m) below each position, null where no tile is loaded. */
+  private async groundElevations(positions: FreshRecord[]): Promise<(number | null)[]> {
+    const bucket = this.env.ELEVATION;
+    const cover = await coverage(bucket, (p) => this.ctx.waitUntil(p));
+    const lats = positions.map((p) => p.fields.latitude!);
+    const lngs = positions.map((p) => p.fields.longitude!);
+    return sampleElevations(cover, lats, lngs, "bilinear", chunkLoader(bucket));
+  }
+
+  private ensureTables(): void {
+    if (this.ready) return;
+    this.ctx.storage.sql.exec(CREATE_TABLES);
+    this.ready = true;
+  }
+
+  private hasTables(): boolean {
+    if (this.ready) return true;
+    this.ready =
+      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'conformance_events'").toArray()
+        .length > 0;
+    return this.ready;
+  }
+}
+
+function frame(seq: number, event: string, data: unknown): Uint8Array {
+  return frameText(seq, event, JSON.stringify(data));
+}
+
+function frameText(seq: number, event: string, json: string): Uint8Array {
+  return encoder.encode(`id: ${seq}\nevent: ${event}\ndata: ${json}\n\n`);
+}
