@@ -1,45 +1,75 @@
-import { type BenchSuite, measure, ratio, report } from "./harness";
+import { type BenchSuite, type Comparison, compare, comparisonFields, reportComparison } from "./harness";
 
-/** About 1 km² over San Francisco International's runways (the embedded default's Class B and facility map). */
-const SFO_SQUARE_KM = {
-  type: "Polygon",
-  coordinates: [
-    [
-      [-122.3807, 37.6145],
-      [-122.3693, 37.6145],
-      [-122.3693, 37.6235],
-      [-122.3807, 37.6235],
-      [-122.3807, 37.6145],
+/** San Francisco International: the embedded default's Class B and facility map, among its neighbours'. */
+const SFO: [number, number] = [37.619, -122.375];
+const ONE_QUERY = { path: "/dev/v1/db-ping" };
+
+/** A square of `km` a side centred on a point, as a GeoJSON polygon. */
+function square([lat, lng]: [number, number], km: number) {
+  const dLat = km / 2 / 111.32;
+  const dLng = km / 2 / (111.32 * Math.cos((lat * Math.PI) / 180));
+  const [w, s, e, n] = [lng - dLng, lat - dLat, lng + dLng, lat + dLat];
+  return {
+    type: "Polygon",
+    coordinates: [
+      [
+        [w, s],
+        [e, s],
+        [e, n],
+        [w, n],
+        [w, s],
+      ],
     ],
-  ],
-};
+  };
+}
 
-/** Advisory v2 over 1 km² at SFO and status at a point there, against one D1 query, with the full seed. */
+/** Goals of issue 16 against the one-query route; status's buffer is at most 20 km (a 40 km square). */
+const cases: { name: string; label: string; goal?: number; load: Parameters<typeof compare>[2] }[] = [
+  ...([1, 10, 50] as const).map((km) => ({
+    name: `advisory_v2_${km}km`,
+    label: `POST /advisory/v2/airspace (${km} km square, SFO)`,
+    goal: km === 10 ? 0.5 : km === 50 ? 0.25 : undefined,
+    load: {
+      path: "/advisory/v2/airspace",
+      method: "POST" as const,
+      body: { geometry: square(SFO, km), rulesets: "usa_part_107,usa_advisories" },
+    },
+  })),
+  ...(
+    [
+      [1, 500],
+      [10, 5_000],
+      [40, 20_000],
+    ] as const
+  ).map(([km, buffer]) => ({
+    name: `status_${km}km`,
+    label: `GET /status/v2/point (SFO, ${buffer / 1000} km buffer)`,
+    goal: km === 10 ? 0.5 : km === 40 ? 0.25 : undefined,
+    load: { path: `/status/v2/point?latitude=${SFO[0]}&longitude=${SFO[1]}&buffer=${buffer}` },
+  })),
+];
+
+/**
+ * Advisory v2 over squares of 1, 10 and 50 km and status over buffers of 0.5, 5 and 20 km at SFO,
+ * each against one D1 query, sampled alternately (full embedded seed).
+ */
 export const suite: BenchSuite = {
   name: "airspace",
   async run(ctx) {
-    const oneQuery = await measure(ctx, { path: "/dev/v1/db-ping" });
-    report("GET /dev/v1/db-ping (one D1 query)", oneQuery);
-    const advisory = await measure(ctx, {
-      path: "/advisory/v2/airspace",
-      method: "POST",
-      body: { geometry: SFO_SQUARE_KM, rulesets: "usa_part_107,usa_advisories" },
-    });
-    report("POST /advisory/v2/airspace (1 km² at SFO)", advisory);
-    const status = await measure(ctx, {
-      path: "/status/v2/point?latitude=37.619&longitude=-122.375&buffer=500",
-    });
-    report("GET /status/v2/point (SFO, 500 m)", status);
+    const fields: Record<string, unknown> = {};
+    const results: Record<string, Comparison> = {};
+    for (const c of cases) {
+      const result = await compare(ctx, ONE_QUERY, c.load);
+      reportComparison(c.label, "GET /dev/v1/db-ping (one D1 query)", result, c.goal);
+      results[c.name] = result;
+      Object.assign(fields, comparisonFields(c.name, result, c.goal));
+    }
+    const advisory = results.advisory_v2_1km!;
     return {
-      ratio: ratio(advisory.rps, oneQuery.rps),
-      advisory_v2_rps: advisory.rps,
-      advisory_v2_p50_ms: advisory.p50,
-      advisory_v2_p99_ms: advisory.p99,
-      status_rps: status.rps,
-      status_p50_ms: status.p50,
-      status_p99_ms: status.p99,
-      one_query_rps: oneQuery.rps,
-      status_to_one_query: ratio(status.rps, oneQuery.rps),
+      ratio: advisory.ratio,
+      goals_met: cases.every((c) => c.goal === undefined || (results[c.name]!.ratio ?? 0) >= c.goal),
+      one_query_rps: advisory.baseline.rps,
+      ...fields,
     };
   },
 };

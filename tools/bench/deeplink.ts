@@ -1,4 +1,12 @@
-import { type BenchSuite, measure, ratio, report } from "./harness";
+import {
+  type BenchSuite,
+  compare,
+  comparisonFields,
+  measure,
+  ratio,
+  report,
+  reportComparison,
+} from "./harness";
 
 /** Three nautical miles north of McGhee Tyson: rulesets and a controlled-airspace advisory to draw. */
 const AREA = {
@@ -37,14 +45,14 @@ export const suite: BenchSuite = {
     const { link } = await post("/deeplink/v1/create_flight", linkRequest);
     const creation = new URL(new URL(link!).searchParams.get("link")!);
 
-    const floor = await measure(ctx, { path: "/dev/v1/db-ping" });
-    report("GET /dev/v1/db-ping (one D1 query)", floor);
-    const builder = await measure(ctx, {
+    const floorLoad = { path: "/dev/v1/db-ping" };
+    const floorLabel = "GET /dev/v1/db-ping (one D1 query)";
+    const builder = await compare(ctx, floorLoad, {
       path: "/deeplink/v1/create_flight",
       method: "POST",
       body: linkRequest,
     });
-    report("POST /deeplink/v1/create_flight", builder);
+    reportComparison("POST /deeplink/v1/create_flight", floorLabel, builder);
     const rules = await measure(ctx, { path: "/rules/v1/", method: "POST", body: { geometry: AREA } });
     report("POST /rules/v1/", rules);
     const advisory = await measure(ctx, {
@@ -53,22 +61,24 @@ export const suite: BenchSuite = {
       body: { geometry: AREA, rulesets: "usa_part_107,usa_national_parks,usa_advisories" },
     });
     report("POST /advisory/v2/airspace", advisory);
-    const page = await measure(ctx, {
+    const page = await compare(ctx, floorLoad, {
       path: `${creation.pathname}${creation.search}`,
       headers: { "accept-language": "en-US" },
     });
-    report("GET /create_flight/v1/ (rules + advisories + render)", page);
+    reportComparison("GET /create_flight/v1/ (rules + advisories + render)", floorLabel, page);
     // Serving rules then advisories one after the other bounds what the page can reach.
     const directMs = 1000 / rules.rps + 1000 / advisory.rps;
     return {
-      ratio: ratio(builder.rps, floor.rps),
-      builder_rps: builder.rps,
-      builder_p99_ms: builder.p99,
-      page_rps: page.rps,
-      page_p50_ms: page.p50,
-      page_p99_ms: page.p99,
-      page_to_direct_calls: ratio(page.rps, 1000 / directMs),
-      non2xx: builder.non2xx + page.non2xx,
+      ratio: builder.ratio,
+      builder_rps: builder.target.rps,
+      builder_p99_ms: builder.target.p99,
+      page_rps: page.target.rps,
+      page_p50_ms: page.target.p50,
+      page_p99_ms: page.target.p99,
+      page_to_direct_calls: ratio(page.target.rps, 1000 / directMs),
+      non2xx: builder.target.non2xx + page.target.non2xx + rules.non2xx + advisory.non2xx,
+      ...comparisonFields("builder", builder),
+      ...comparisonFields("page", page),
     };
   },
 };

@@ -3,12 +3,25 @@ import { suite as airspace } from "./airspace";
 import { suite as api } from "./api";
 import { suite as deeplink } from "./deeplink";
 import { suite as elevation } from "./elevation";
+import { suite as evaluation } from "./evaluation";
 import { suite as flights } from "./flights";
+import { suite as hardening } from "./hardening";
 import { type BenchSuite, startService } from "./harness";
+import { suite as live } from "./live";
 import { suite as relay } from "./relay";
 
 /** Every suite of `npm run bench`; each ends with one JSON line `{"bench":<name>,"ratio":…}`. */
-const suites: BenchSuite[] = [api, flights, elevation, deeplink, airspace, relay];
+const suites: BenchSuite[] = [
+  api,
+  flights,
+  elevation,
+  deeplink,
+  airspace,
+  evaluation,
+  relay,
+  live,
+  hardening,
+];
 
 const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in
 BENCH_STATE_DIR, default .wrangler/bench-state). Ratios compare routes measured in this same run.

@@ -123,14 +123,32 @@ function featuresQuery(db: Db, box: BBox, filter: FeatureFilter) {
     );
 }
 
-/** Facility-map cells on the grid rows and columns under `box`, with their airport's map. */
-function cellsQuery(db: Db, box: BBox) {
+/** `row BETWEEN … AND col BETWEEN …`: the facility-map cells on the grid rows and columns under `box`. */
+function cellsUnder(box: BBox): SQL {
   const range = cellRange(box);
-  return db
+  return and(
+    sql`${facilityMapCells.row} BETWEEN ${range.minRow} AND ${range.maxRow}`,
+    sql`${facilityMapCells.col} BETWEEN ${range.minCol} AND ${range.maxCol}`,
+  )!;
+}
+
+/**
+ * Facility-map cells under `box` and, apart, the maps they belong to: a cell row carries four
+ * numbers instead of repeating its airport's names, which a wide area lists thousands of times.
+ */
+function cellsQueries(db: Db, box: BBox) {
+  const cells = db
     .select({
       row: facilityMapCells.row,
       col: facilityMapCells.col,
       ceilingFt: facilityMapCells.ceilingFt,
+      mapId: facilityMapCells.facilityMapId,
+    })
+    .from(facilityMapCells)
+    .where(cellsUnder(box));
+  const maps = db
+    .select({
+      id: facilityMaps.id,
       airportId: facilityMaps.airportId,
       icao: facilityMaps.icao,
       name: facilityMaps.name,
@@ -138,35 +156,31 @@ function cellsQuery(db: Db, box: BBox) {
       lastEdit: facilityMaps.lastEdit,
       source: facilityMaps.source,
     })
-    .from(facilityMapCells)
-    .innerJoin(facilityMaps, eq(facilityMaps.id, facilityMapCells.facilityMapId))
+    .from(facilityMaps)
     .where(
-      and(
-        sql`${facilityMapCells.row} BETWEEN ${range.minRow} AND ${range.maxRow}`,
-        sql`${facilityMapCells.col} BETWEEN ${range.minCol} AND ${range.maxCol}`,
+      inArray(
+        facilityMaps.id,
+        db
+          .selectDistinct({ id: facilityMapCells.facilityMapId })
+          .from(facilityMapCells)
+          .where(cellsUnder(box)),
       ),
     );
+  return [cells, maps] as const;
 }
 
-type CellRow = Awaited<ReturnType<typeof cellsQuery>>[number];
+type CellRow = Awaited<ReturnType<typeof cellsQueries>[0]>[number];
+type MapRow = Awaited<ReturnType<typeof cellsQueries>[1]>[number];
 
-function toCells(rows: CellRow[]): FacilityCell[] {
-  const maps = new Map<string, FacilityCell["map"]>();
-  return rows.map((r) => {
-    let map = maps.get(r.airportId);
-    if (!map) {
-      map = {
-        airportId: r.airportId,
-        icao: r.icao,
-        name: r.name,
-        laanc: r.laanc,
-        lastEdit: r.lastEdit,
-        source: r.source,
-      };
-      maps.set(r.airportId, map);
-    }
-    return { row: r.row, col: r.col, ceilingFt: r.ceilingFt, map };
-  });
+function toCells(rows: CellRow[], mapRows: MapRow[]): FacilityCell[] {
+  const maps = new Map<number, FacilityCell["map"]>();
+  for (const { id, ...map } of mapRows) maps.set(id, map);
+  const cells: FacilityCell[] = [];
+  for (const r of rows) {
+    const map = maps.get(r.mapId);
+    if (map) cells.push({ row: r.row, col: r.col, ceilingFt: r.ceilingFt, map });
+  }
+  return cells;
 }
 
 /** Jurisdictions whose boxes meet `box`, as an id subquery. */
@@ -295,12 +309,12 @@ export async function advisoryInputs(
   rulesetIds: string[],
   window: { start: number; end: number },
 ): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
-  const [rulesetRows, features, cells] = await db.batch([
+  const [rulesetRows, features, cells, maps] = await db.batch([
     rulesetsQuery(db, { ids: rulesetIds }),
     featuresQuery(db, box, window),
-    cellsQuery(db, box),
+    ...cellsQueries(db, box),
   ]);
-  return { rulesets: toRulesets(rulesetRows), features, cells: toCells(cells) };
+  return { rulesets: toRulesets(rulesetRows), features, cells: toCells(cells, maps) };
 }
 
 /** The ids among `ids` that name no ruleset (plans and advisory queries refuse them). */
@@ -355,16 +369,16 @@ export async function statusInputs(
     rulesetsQuery(db, { jurisdictionsMeeting: at }),
     featuresQuery(db, around, filter),
   ] as const;
-  const [candidates, rulesetRows, features, cells] = withCells
-    ? await db.batch([...common, cellsQuery(db, around)])
-    : [...(await db.batch(common)), []];
+  const [candidates, rulesetRows, features, cells, maps] = withCells
+    ? await db.batch([...common, ...cellsQueries(db, around)])
+    : [...(await db.batch(common)), [], []];
   const here = new Set(
     holdingJurisdictions(toJurisdictions(candidates), (g) => isArea(g) && containsPoint(g, point)).map(
       (j) => j.id,
     ),
   );
   const applicable = toRulesets(rulesetRows).filter((r) => here.has(r.jurisdiction.id));
-  return { rulesets: defaultSelection(applicable), features, cells: toCells(cells) };
+  return { rulesets: defaultSelection(applicable), features, cells: toCells(cells, maps) };
 }
 
 /** How far from a point an airport's town still names the place, when no city boundary is loaded. */
@@ -418,13 +432,13 @@ export async function authorizationsForPlan(
   if (!chosen.some((r) => r.airspace_types.includes(LAANC_TYPE))) return [];
   const box = bboxOf(plan.area);
   const window = { types: [CONTROLLED_AIRSPACE], start: plan.startTime, end: plan.endTime };
-  const [features, cells] = await db.batch([featuresQuery(db, box, window), cellsQuery(db, box)]);
+  const [features, cells, maps] = await db.batch([featuresQuery(db, box, window), ...cellsQueries(db, box)]);
   return decideLaanc({
     maxAltitudeAgl: plan.maxAltitudeAgl,
     startTime: plan.startTime,
     now,
     rulesets: chosen,
-    ...laancOverArea(plan.area, features, toCells(cells)),
+    ...laancOverArea(plan.area, features, toCells(cells, maps)),
   });
 }
 

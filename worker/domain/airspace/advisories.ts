@@ -1,10 +1,9 @@
-import booleanIntersects from "@turf/boolean-intersects";
-import type * as GeoJSON from "geojson";
 import { isoTimeOrNull } from "../../lib/time";
-import { type Geometry, type Polygon, type Position, roundCoordinate } from "../geojson";
+import { bboxOf, type Geometry, type Polygon, type Position, roundCoordinate } from "../geojson";
+import { cellsTouching } from "./cellCover";
 import { type Color, highestColor } from "./colors";
-import { cellCenter, cellPolygon, FEET_TO_METERS, type GridCellKey } from "./facilityGrid";
-import { distanceFromPoint, distanceToArea } from "./geometry";
+import { cellBox, cellCenter, cellPolygon, FEET_TO_METERS, type GridCellKey } from "./facilityGrid";
+import { distanceFromPoint, distanceToArea, distanceToRing, metersBetweenBoxes } from "./geometry";
 import type { FacilityMapOverArea } from "./laanc";
 import { adviseUnder, type Ruleset } from "./rules";
 
@@ -81,17 +80,19 @@ export interface AreaAdvisory extends Advisory {
   extents?: { floor_m: number; ceiling_m: number; floor_code: string; ceiling_code: string };
 }
 
-/** Whether a feature affects a flight area, and how far it is (meters, 0 when they meet). */
-function reachOf(feature: AirspaceFeature, area: Polygon): { meets: boolean; distance: number } {
+/**
+ * Whether a feature affects a flight area, and how far it is (meters, 0 when they meet). Boxes
+ * farther apart than the feature's radius settle it before any exact distance is measured.
+ */
+function reachOf(
+  feature: AirspaceFeature,
+  area: Polygon,
+  areaBox = bboxOf(area),
+): { meets: boolean; distance: number } {
+  if (metersBetweenBoxes(bboxOf(feature.geometry), areaBox) > feature.radiusM)
+    return { meets: false, distance: Number.POSITIVE_INFINITY };
   const distance = distanceToArea(feature.geometry, area);
   return { meets: distance <= feature.radiusM, distance };
-}
-
-/** The facility-map cells that a geometry touches. */
-function cellsTouching(geometry: Geometry, cells: FacilityCell[]): FacilityCell[] {
-  return cells.filter((cell) =>
-    booleanIntersects(cellPolygon(cell) as GeoJSON.Polygon, geometry as GeoJSON.Geometry),
-  );
 }
 
 /** Cells grouped by their airport's facility map, for the LAANC decision. */
@@ -168,9 +169,10 @@ export interface AdvisoryQuery {
  */
 export function adviseArea(query: AdvisoryQuery): { color: Color; advisories: AreaAdvisory[] } {
   const cellsUnderArea = cellsTouching(query.area, query.cells);
+  const areaBox = bboxOf(query.area);
   const advisories: AreaAdvisory[] = [];
   for (const feature of query.features) {
-    const reach = reachOf(feature, query.area);
+    const reach = reachOf(feature, query.area, areaBox);
     if (!reach.meets) continue;
     const properties = withLaanc(feature, cellsUnderArea);
     let chosen: { ruleId: number; color: Color; rulesetId: string } | undefined;
@@ -222,9 +224,8 @@ export function pointStatus(query: StatusQuery): {
   const near = query.features
     .map((feature) => ({ feature, distance: distanceFromPoint(feature.geometry, query.point) }))
     .filter(({ feature, distance }) => distance <= query.buffer + feature.radiusM);
-  const cellsNear = query.includeCells
-    ? query.cells.filter((cell) => distanceFromPoint(cellPolygon(cell), query.point) <= query.buffer)
-    : [];
+  const cellDistance = cellDistances(query.point, query.buffer);
+  const cellsNear = query.includeCells ? query.cells.filter((cell) => cellDistance.within(cell)) : [];
   const listedCells = new Set<FacilityCell>();
   for (const { feature, distance } of near) {
     if (feature.type === CONTROLLED_AIRSPACE) {
@@ -232,7 +233,7 @@ export function pointStatus(query: StatusQuery): {
       if (inside.length > 0) {
         for (const cell of inside) {
           listedCells.add(cell);
-          advisories.push(cellAdvisory(cell, feature, query.point, colorOf));
+          advisories.push(cellAdvisory(cell, feature, cellDistance.of(cell), colorOf));
         }
         continue;
       }
@@ -242,7 +243,8 @@ export function pointStatus(query: StatusQuery): {
     );
   }
   for (const cell of cellsNear)
-    if (!listedCells.has(cell)) advisories.push(cellAdvisory(cell, undefined, query.point, colorOf));
+    if (!listedCells.has(cell))
+      advisories.push(cellAdvisory(cell, undefined, cellDistance.of(cell), colorOf));
   sortAdvisories(advisories);
   const nearest = advisories.length > 0 ? Math.min(...advisories.map((a) => a.distance)) : query.buffer;
   return {
@@ -252,10 +254,40 @@ export function pointStatus(query: StatusQuery): {
   };
 }
 
+/**
+ * Meters from a point to facility-map cells, measured exactly (as distanceFromPoint does) only for
+ * cells that are listed or that a flat estimate cannot place inside or outside the buffer.
+ */
+export function cellDistances(point: Position, buffer: number) {
+  const exact = new Map<GridCellKey, number>();
+  const of = (cell: GridCellKey): number => {
+    let meters = exact.get(cell);
+    if (meters === undefined) {
+      meters = distanceToRing(cellPolygon(cell).coordinates[0]!, point);
+      exact.set(cell, meters);
+    }
+    return meters;
+  };
+  const kx = Math.cos((point[1] * Math.PI) / 180);
+  const flatEstimate = Math.abs(point[1]) < 70;
+  const within = (cell: GridCellKey): boolean => {
+    if (flatEstimate) {
+      const box = cellBox(cell);
+      const dx = Math.max(0, box.minLng - point[0], point[0] - box.maxLng) * kx;
+      const dy = Math.max(0, box.minLat - point[1], point[1] - box.maxLat);
+      const estimate = Math.hypot(dx, dy) * 111_195;
+      if (estimate > buffer * 1.03 + 30) return false;
+      if (estimate < buffer * 0.97 - 30) return true;
+    }
+    return of(cell) <= buffer;
+  };
+  return { of, within };
+}
+
 function cellAdvisory(
   cell: FacilityCell,
   airspace: AirspaceFeature | undefined,
-  point: Position,
+  distance: number,
   colorOf: (type: string, properties: Record<string, unknown>) => Color,
 ): Advisory {
   const [longitude, latitude] = cellCenter(cell);
@@ -273,7 +305,7 @@ function cellAdvisory(
     last_updated: isoTimeOrNull(cell.map.lastEdit),
     latitude: roundCoordinate(latitude),
     longitude: roundCoordinate(longitude),
-    distance: Math.round(distanceFromPoint(cellPolygon(cell), point)),
+    distance: Math.round(distance),
     type: CONTROLLED_AIRSPACE,
     city: airspace?.city ?? null,
     state: airspace?.state ?? null,
@@ -328,9 +360,13 @@ function extentsOf(feature: AirspaceFeature): NonNullable<AreaAdvisory["extents"
   };
 }
 
+/** localeCompare's own order, with its collator made once instead of per comparison. */
+const collator = new Intl.Collator();
+const compareText = (a: string, b: string) => (a === b ? 0 : collator.compare(a, b));
+
 function sortAdvisories(advisories: Advisory[]) {
   advisories.sort(
-    (a, b) => a.distance - b.distance || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+    (a, b) => a.distance - b.distance || compareText(a.name, b.name) || compareText(a.id, b.id),
   );
 }
 

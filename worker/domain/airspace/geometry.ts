@@ -1,9 +1,17 @@
 import booleanIntersects from "@turf/boolean-intersects";
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import turfDistance from "@turf/distance";
+import { convertLength, degreesToRadians, radiansToDegrees } from "@turf/helpers";
 import pointToPolygonDistance from "@turf/point-to-polygon-distance";
 import type * as GeoJSON from "geojson";
-import { type Geometry, type MultiPolygon, type Polygon, type Position, positionsOf } from "../geojson";
+import {
+  type BBox,
+  type Geometry,
+  type MultiPolygon,
+  type Polygon,
+  type Position,
+  positionsOf,
+} from "../geojson";
 
 /** Distances between advisories and flight areas, in meters, rounded to whole meters. */
 
@@ -19,8 +27,13 @@ export function distanceFromPoint(geometry: Geometry, point: Position): number {
     case "LineString":
       return Math.min(...segments(geometry.coordinates).map(([a, b]) => segmentDistance(point, a, b)));
     case "Polygon":
-    case "MultiPolygon":
+      if (geometry.coordinates.length === 1) return distanceToRing(geometry.coordinates[0]!, point);
       return Math.max(0, pointToPolygonDistance(point, geometry as GeoJSON.Polygon, { units: "meters" }));
+    case "MultiPolygon":
+      return Math.max(
+        0,
+        pointToPolygonDistance(point, geometry as GeoJSON.MultiPolygon, { units: "meters" }),
+      );
   }
 }
 
@@ -32,6 +45,83 @@ export function distanceToArea(geometry: Geometry, area: Polygon): number {
   for (const vertex of area.coordinates[0]!) nearest = Math.min(nearest, distanceFromPoint(geometry, vertex));
   for (const vertex of positionsOf(geometry)) nearest = Math.min(nearest, distanceFromPoint(area, vertex));
   return nearest;
+}
+
+/**
+ * turf's pointToPolygonDistance for a polygon of one ring (0 inside), the same arithmetic step by
+ * step (the geodesic nearest point on each edge) without turf's GeoJSON objects per edge: a status
+ * answer measures it for each of thousands of facility-map cells.
+ */
+export function distanceToRing(ring: Position[], point: Position): number {
+  if (booleanPointInPolygon(point, { type: "Polygon", coordinates: [ring] })) return 0;
+  let nearest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < ring.length - 1; i++) {
+    const a = ring[i]!;
+    const b = ring[i + 1]!;
+    let on: Position;
+    if (b[0] === point[0] && b[1] === point[1]) on = b;
+    else if (a[0] === point[0] && a[1] === point[1]) on = a;
+    else on = nearestOnArc(a, b, point);
+    const d = turfDistance(point, on, { units: "degrees" });
+    if (d < nearest) nearest = d;
+  }
+  return Math.max(0, convertLength(nearest, "degrees", "meters"));
+}
+
+type Vector = [number, number, number];
+const dot = (a: Vector, b: Vector) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const cross = (a: Vector, b: Vector): Vector => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
+function normalize(v: Vector): Vector {
+  // fdlibm's pow(x, 2) is x * x, so this matches turf's Math.pow to the bit.
+  const length = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  return [v[0] / length, v[1] / length, v[2] / length];
+}
+function toVector(p: Position): Vector {
+  const lat = degreesToRadians(p[1]);
+  const lng = degreesToRadians(p[0]);
+  return [Math.cos(lat) * Math.cos(lng), Math.cos(lat) * Math.sin(lng), Math.sin(lat)];
+}
+
+/** @turf/nearest-point-on-line's nearest point of the great-circle arc a–b to c. */
+function nearestOnArc(a: Position, b: Position, c: Position): Position {
+  const A = toVector(a);
+  const B = toVector(b);
+  const C = toVector(c);
+  const axis = cross(A, B);
+  if (axis[0] === 0 && axis[1] === 0 && axis[2] === 0) return dot(A, B) > 0 ? b : c;
+  const target = cross(axis, C);
+  if (target[0] === 0 && target[1] === 0 && target[2] === 0) return b;
+  const I1 = normalize(cross(target, axis));
+  const I2: Vector = [-I1[0], -I1[1], -I1[2]];
+  const I = dot(C, I1) > dot(C, I2) ? I1 : I2;
+  const axisNorm = normalize(axis);
+  if (dot(cross(A, I), axisNorm) >= 0 && dot(cross(I, B), axisNorm) >= 0) {
+    const z = Math.min(Math.max(I[2], -1), 1);
+    return [radiansToDegrees(Math.atan2(I[1], I[0])), radiansToDegrees(Math.asin(z))];
+  }
+  return dot(A, C) > dot(B, C) ? a : b;
+}
+
+/**
+ * A lower bound of the meters between any point of one box and any point of the other (0 when
+ * they meet): ten percent under the flat distance, so it never exceeds turf's geodesic one.
+ */
+export function metersBetweenBoxes(a: BBox, b: BBox): number {
+  const dLat = Math.max(0, a.minLat - b.maxLat, b.minLat - a.maxLat);
+  const apart = Math.max(0, a.minLng - b.maxLng, b.minLng - a.maxLng);
+  const around = 360 - (Math.max(a.maxLng, b.maxLng) - Math.min(a.minLng, b.minLng));
+  const dLng = Math.min(apart, Math.max(0, around), 180);
+  if (dLat === 0 && dLng === 0) return 0;
+  const widest = Math.min(
+    89.9,
+    Math.max(Math.abs(a.minLat), Math.abs(a.maxLat), Math.abs(b.minLat), Math.abs(b.maxLat)),
+  );
+  const kx = Math.cos((widest * Math.PI) / 180);
+  return 0.9 * Math.hypot(dLat, dLng * kx) * 111_195;
 }
 
 export function containsPoint(geometry: Polygon | MultiPolygon, point: Position): boolean {

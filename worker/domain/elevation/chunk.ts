@@ -17,6 +17,7 @@ export interface Chunk {
 }
 
 const MAGIC = "WSE1";
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const HEADER_BYTES = 20;
 
 export function encodeChunk(chunk: Chunk): Uint8Array {
@@ -41,8 +42,15 @@ export function decodeChunk(bytes: Uint8Array): Chunk {
   const rows = view.getUint16(6, true);
   const cols = view.getUint16(8, true);
   if (bytes.byteLength !== HEADER_BYTES + rows * cols * 2) throw new Error("truncated elevation chunk");
-  const values = new Int16Array(rows * cols);
-  for (let i = 0; i < values.length; i++) values[i] = view.getInt16(HEADER_BYTES + i * 2, true);
+  let values: Int16Array;
+  if (LITTLE_ENDIAN) {
+    // The stored order is the machine's: one copy of the bytes instead of a read per sample.
+    const start = bytes.byteOffset + HEADER_BYTES;
+    values = new Int16Array(bytes.buffer.slice(start, start + rows * cols * 2));
+  } else {
+    values = new Int16Array(rows * cols);
+    for (let i = 0; i < values.length; i++) values[i] = view.getInt16(HEADER_BYTES + i * 2, true);
+  }
   return {
     step: view.getUint16(4, true),
     rows,

@@ -88,6 +88,8 @@ export interface Located {
 /** The manifest as a lookup: which tile covers a position, at which step. */
 export class Coverage {
   private readonly tiles = new Map<number, CoveredTile>();
+  /** The tile the last position fell in: neighbouring positions mostly share it. */
+  private last: CoveredTile | undefined;
 
   constructor(manifest: Manifest) {
     for (const [name, entry] of Object.entries(manifest.tiles ?? {})) {
@@ -111,25 +113,43 @@ export class Coverage {
    * either neighbour, since both hold that edge's samples. Undefined outside coverage.
    */
   locate(lat: number, lng: number): Located | undefined {
-    if (!inCoverage(lat) || lng < -180 || lng > 180) return undefined;
+    const out = { tile: undefined as unknown as CoveredTile, chunk: 0, y: 0, x: 0 };
+    return this.locateInto(lat, lng, out) ? out : undefined;
+  }
+
+  /**
+   * locate() into a reused object, false outside coverage: a carpet or a long `/ele` list locates
+   * every sample, and a position off the whole degrees has only one tile to look at.
+   */
+  locateInto(lat: number, lng: number, out: Located): boolean {
+    if (!inCoverage(lat) || lng < -180 || lng > 180) return false;
+    const latFloor = Math.floor(lat);
+    const lngFloor = Math.floor(lng);
     let tile: CoveredTile | undefined;
-    for (const tileLat of cornersAround(lat, -90, 89)) {
-      for (const tileLng of cornersAround(lng, -180, 179)) {
-        const candidate = this.tile(tileLat, tileLng);
-        if (candidate && (!tile || candidate.step < tile.step)) tile = candidate;
+    if (lat !== latFloor && lng !== lngFloor) {
+      if (lngFloor >= -180 && lngFloor <= 179 && latFloor >= -90 && latFloor <= 89) {
+        const index = tileIndex(latFloor, lngFloor);
+        tile = this.last?.index === index ? this.last : this.tiles.get(index);
+      }
+    } else {
+      for (const tileLat of cornersAround(lat, -90, 89)) {
+        for (const tileLng of cornersAround(lng, -180, 179)) {
+          const candidate = this.tile(tileLat, tileLng);
+          if (candidate && (!tile || candidate.step < tile.step)) tile = candidate;
+        }
       }
     }
-    if (!tile) return undefined;
+    if (!tile) return false;
+    this.last = tile;
     const fy = snap((lat - tile.lat) * tile.cells);
     const fx = snap((lng - tile.lng) * tile.cells);
     const chunkRow = Math.floor(Math.min(Math.floor(fy), tile.cells - 1) / tile.chunkCells);
     const chunkCol = Math.floor(Math.min(Math.floor(fx), tile.cells - 1) / tile.chunkCells);
-    return {
-      tile,
-      chunk: chunkRow * tile.chunksPerSide + chunkCol,
-      y: fy - chunkRow * tile.chunkCells,
-      x: fx - chunkCol * tile.chunkCells,
-    };
+    out.tile = tile;
+    out.chunk = chunkRow * tile.chunksPerSide + chunkCol;
+    out.y = fy - chunkRow * tile.chunkCells;
+    out.x = fx - chunkCol * tile.chunkCells;
+    return true;
   }
 
   /** The finest step of the tiles meeting a rectangle (degrees); undefined when none does. */

@@ -53,7 +53,8 @@ const LOAD_BATCH = 32;
 /**
  * Elevations in meters (rounded) at positions given as parallel latitude/longitude arrays; null
  * outside coverage and on voids. Positions are grouped by the chunk that holds their samples,
- * so each chunk is loaded once however many positions fall in it.
+ * so each chunk is loaded once however many positions fall in it. No object is made per
+ * position: a carpet of a million samples costs a pass to locate and a pass to read.
  */
 export async function sampleElevations(
   coverage: Coverage,
@@ -62,37 +63,67 @@ export async function sampleElevations(
   mode: Interpolation,
   load: ChunkLoader,
 ): Promise<(number | null)[]> {
-  const results: (number | null)[] = new Array(lats.length).fill(null);
-  const ys = new Float64Array(lats.length);
-  const xs = new Float64Array(lats.length);
-  const groups = new Map<number, { tile: CoveredTile; chunk: number; positions: number[] }>();
-  for (let i = 0; i < lats.length; i++) {
-    const found = coverage.locate(lats[i]!, lngs[i]!);
-    if (!found?.tile.hasData(found.chunk)) continue;
+  const count = lats.length;
+  const results: (number | null)[] = new Array(count).fill(null);
+  const ys = new Float64Array(count);
+  const xs = new Float64Array(count);
+  const groupOf = new Int32Array(count).fill(-1);
+  const groups: { tile: CoveredTile; chunk: number; size: number }[] = [];
+  const groupById = new Map<number, number>();
+  const found = { tile: undefined as unknown as CoveredTile, chunk: 0, y: 0, x: 0 };
+  let lastId = -1;
+  let lastGroup = -1;
+  for (let i = 0; i < count; i++) {
+    if (!coverage.locateInto(lats[i]!, lngs[i]!, found) || !found.tile.hasData(found.chunk)) continue;
     ys[i] = found.y;
     xs[i] = found.x;
     const id = found.tile.chunkId(found.chunk);
-    let group = groups.get(id);
-    if (!group) {
-      group = { tile: found.tile, chunk: found.chunk, positions: [] };
-      groups.set(id, group);
+    if (id !== lastId) {
+      let group = groupById.get(id);
+      if (group === undefined) {
+        group = groups.length;
+        groups.push({ tile: found.tile, chunk: found.chunk, size: 0 });
+        groupById.set(id, group);
+      }
+      lastId = id;
+      lastGroup = group;
     }
-    group.positions.push(i);
+    groupOf[i] = lastGroup;
+    groups[lastGroup]!.size++;
   }
-  if (groups.size > MAX_CHUNKS_PER_REQUEST) {
+  if (groups.length > MAX_CHUNKS_PER_REQUEST) {
     throw new PointsError(
-      `the request reaches ${groups.size} chunks of elevation data, at most ${MAX_CHUNKS_PER_REQUEST}: split it into smaller areas`,
+      `the request reaches ${groups.length} chunks of elevation data, at most ${MAX_CHUNKS_PER_REQUEST}: split it into smaller areas`,
     );
   }
-  const all = [...groups.values()];
-  for (let start = 0; start < all.length; start += LOAD_BATCH) {
-    const batch = all.slice(start, start + LOAD_BATCH);
+  // Positions ordered by group (a counting sort), each group's in their original order.
+  const starts = new Int32Array(groups.length + 1);
+  for (let g = 0; g < groups.length; g++) starts[g + 1] = starts[g]! + groups[g]!.size;
+  const next = starts.slice(0, groups.length);
+  const order = new Int32Array(starts[groups.length]!);
+  for (let i = 0; i < count; i++) {
+    const g = groupOf[i]!;
+    if (g >= 0) order[next[g]!++] = i;
+  }
+  for (let first = 0; first < groups.length; first += LOAD_BATCH) {
+    const batch = groups.slice(first, first + LOAD_BATCH);
     const chunks = await load(batch);
-    batch.forEach((group, b) => {
+    batch.forEach((_, b) => {
       const chunk = chunks[b];
       if (!chunk) return;
-      for (const i of group.positions) {
-        const value = interpolate(chunk, ys[i]!, xs[i]!, mode);
+      const g = first + b;
+      const { values, cols, nodata } = chunk;
+      for (let k = starts[g]!; k < starts[g + 1]!; k++) {
+        const i = order[k]!;
+        const y = ys[i]!;
+        const x = xs[i]!;
+        if (y === Math.floor(y) && x === Math.floor(x)) {
+          // On a sample (a carpet at the source step): the sample itself, as interpolate gives it.
+          const v = values[y * cols + x]!;
+          results[i] = v === nodata ? null : v;
+          continue;
+        }
+        const value = interpolate(chunk, y, x, mode);
         results[i] = value === null ? null : Math.round(value);
       }
     });
