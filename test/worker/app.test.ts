@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createRouter, renderError, renderNotFound } from "../../worker/app";
 import { clearKeyCache } from "../../worker/middleware/apiKey";
+import { DOCS_ASSETS } from "../../worker/routes/docs";
 import { call, createAccount } from "./helpers";
 
 describe("envelope and status codes", () => {
@@ -89,6 +90,42 @@ describe("documentation", () => {
     const page = await call("/docs");
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
+    // Swagger UI renders the document; without scripts the page still lists every operation.
+    expect(page.text).toContain(`${DOCS_ASSETS}/swagger-ui-bundle.js`);
+    expect(page.text).toContain('"url":"/openapi.json"');
     expect(page.text).toContain("/flight/v2/plan/{plan_id}/submit");
+    expect(page.text).not.toMatch(/src="https?:|href="https?:/);
+  });
+
+  it("resolves every $ref, declares both credentials and documents the UDP datagram", async () => {
+    const doc = (await call("/openapi.json")).json;
+    const refs = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === "object")
+        for (const [key, value] of Object.entries(node)) {
+          if (key === "$ref" && typeof value === "string") refs.add(value);
+          else walk(value);
+        }
+    };
+    walk(doc.paths);
+    walk(doc.components);
+    expect(refs.size).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref, ref).toMatch(/^#\/components\//);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .reduce<any>((node, part) => node?.[part.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+      expect(target, ref).toBeTypeOf("object");
+    }
+    expect(doc.components.securitySchemes).toMatchObject({
+      ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+      Bearer: { type: "http", scheme: "bearer" },
+    });
+    const description: string = doc.info.description;
+    expect(description).toContain("Telemetry datagrams");
+    for (const field of ["serial", "flight id length", "encryption type", "IV", "payload", "message type"])
+      expect(description).toContain(field);
   });
 });

@@ -60,4 +60,19 @@ export const timeInput = z
 export const geometryInput = z
   .object({ type: z.string(), coordinates: z.unknown() })
   .passthrough()
-  .openapi("Geometry", { description: "GeoJSON geometry; positions are [longitude, latitude]" });
+  .openapi("Geometry", {
+    description: "GeoJSON geometry; positions are [longitude, latitude]",
+    // A real area (beside Knoxville, TN), so "Try it out" starts from a body the API accepts.
+    example: {
+      type: "Polygon",
+      coordinates: [
+        [
+          [-83.92, 35.96],
+          [-83.91, 35.96],
+          [-83.91, 35.97],
+          [-83.92, 35.97],
+          [-83.92, 35.96],
+        ],
+      ],
+    },
+  });

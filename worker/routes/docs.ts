@@ -1,70 +1,150 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+// Swagger UI's prebuilt bundle, inlined into the worker as text (wrangler.toml [[rules]] "Text"): the
+// page needs no CDN and works offline.
+import swaggerPackage from "swagger-ui-dist/package.json";
+import swaggerCss from "swagger-ui-dist/swagger-ui.css";
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import type { AppEnv } from "../env";
+
+const SWAGGER_UI = `swagger-ui-${swaggerPackage.version}`;
+/** Assets live under their library version, so a browser may keep them for good. */
+export const DOCS_ASSETS = `/docs/assets/${SWAGGER_UI}`;
+
+const UDP_LAYOUT = `
+## Telemetry datagrams (UDP, spec 4.6)
+
+After \`POST /flight/v2/{flight_id}/start-comm\` a flight streams telemetry to the relay on UDP port
+16060 (\`TELEMETRY_PORT\` locally). One datagram, all integers big endian:
+
+| Offset | Bytes | Type | Field | Rule |
+|---|---|---|---|---|
+| 0 | 4 | uint32 | serial | 1 for the first datagram of a session, then +1 per datagram; each serial is accepted once, and one more than 2048 behind the newest is dropped |
+| 4 | 1 | uint8 | flight id length *n* | 1 to 255 |
+| 5 | *n* | UTF-8 | flight id | the \`flight_id\` of start-comm |
+| 5 + *n* | 1 | uint8 | encryption type | \`1\` = AES-256-CBC, the only one |
+| 6 + *n* | 16 | bytes | IV | fresh for every datagram |
+| 22 + *n* | rest | bytes | payload | AES-256-CBC with PKCS#7 padding, a multiple of 16 bytes, under 64 KiB |
+
+The key is the base64-decoded \`key\` that start-comm returned. The decrypted payload is a run of
+records, each:
+
+| Bytes | Type | Field |
+|---|---|---|
+| 2 | uint16 | message type: \`1\` Position, \`2\` Speed, \`3\` Attitude, \`4\` Barometer |
+| 2 | uint16 | length of the message in bytes |
+| length | bytes | the protobuf message (\`proto/telemetry.proto\`, package \`windsock.telemetry\`) |
+
+Records of any types may share a datagram. The relay sends no reply; read what arrived with
+\`GET /flight/v2/{flight_id}/telemetry\`. \`tools/lib/datagrams.ts\` builds such datagrams.
+`;
 
 const DOCUMENT = {
   openapi: "3.1.0",
   info: {
     title: "Windsock API",
     version: "1.0.0",
-    description:
-      "Flight plans, flights, pilots, elevation, rules, airspace advisories and telemetry sessions. " +
-      "Every response is JSend; send `X-API-Key` on every request and `Authorization: Bearer` for a pilot.",
+    description: `Flight plans, flights, pilots, elevation, rules, airspace advisories and telemetry sessions.
+
+Every request carries the application's API key in \`X-API-Key\` (the **Authorize** button of this page
+sets it for *Try it out*). Calls on behalf of a pilot also carry \`Authorization: Bearer <id_token>\`
+from \`POST /auth/v1/anonymous/token\`; the token's \`sub\` is the pilot id.
+
+Every answer is [JSend](https://github.com/omniti-labs/jsend): \`{"status":"success","data":…}\` with
+200; client errors \`{"status":"fail","data":{"code","message","errors":[{"name","message"}]}}\` with
+the HTTP status in \`code\`; server errors \`{"status":"error","code","message"}\`. Request bodies are
+JSON (\`Content-Type: application/json\`).
+${UDP_LAYOUT}`,
   },
 };
 
-/** `/openapi.json` from the same zod schemas that validate requests, and `/docs` rendered from it. */
+type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+/** `/openapi.json` from the same zod schemas that validate requests, and `/docs` (Swagger UI) reading it. */
 export function mountDocs(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
     in: "header",
     name: "X-API-Key",
+    description: "The application's API key (`npm run keys:create`, or the key `npm start` prints)",
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
-  app.doc31("/openapi.json", DOCUMENT);
-  app.get("/docs", (c) => c.html(docsPage(app.getOpenAPI31Document(DOCUMENT))));
+  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "A pilot's `id_token` from `POST /auth/v1/anonymous/token`",
+  });
+  // The routes never change within an isolate: build the document once.
+  let doc: { json: string; document: Document } | undefined;
+  const document = () => {
+    if (!doc) {
+      const built = app.getOpenAPI31Document(DOCUMENT);
+      doc = { json: JSON.stringify(built), document: built };
+    }
+    return doc;
+  };
+  app.get("/openapi.json", (c) => c.body(document().json, 200, { "Content-Type": "application/json" }));
+  app.get("/docs", (c) => c.html(docsPage(document().document)));
+  app.get(`${DOCS_ASSETS}/swagger-ui-bundle.js`, (c) =>
+    c.body(swaggerBundle, 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+      ETag: `"${SWAGGER_UI}-bundle"`,
+    }),
+  );
+  app.get(`${DOCS_ASSETS}/swagger-ui.css`, (c) =>
+    c.body(CSS, 200, { "Content-Type": "text/css; charset=utf-8", ETag: `"${SWAGGER_UI}-css"` }),
+  );
+  // Browsers ask for it on every page: an icon, not a 401.
+  app.get("/favicon.ico", (c) => c.body(ICON, 200, { "Content-Type": "image/svg+xml" }));
 }
 
-type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+// Its source map is not shipped; without the comment no browser asks for it.
+const CSS = swaggerCss.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, "");
 
-/** A self-contained page (no external assets) listing every operation, its parameters and body. */
+/** A windsock on a pole. */
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M5 3v27" stroke="#334" stroke-width="2"/><path d="M6 5l22 4v6L6 19z" fill="#e8590c"/><path d="M13 6.3v11.4M20 7.6v8.8" stroke="#fff" stroke-width="2.5"/></svg>`;
+
+/**
+ * Swagger UI over `/openapi.json`: resolved schemas, examples, and "Try it out" with the key entered
+ * under Authorize (kept across reloads). A plain list of the operations stands in without scripts.
+ */
 function docsPage(doc: Document): string {
-  const sections: string[] = [];
+  const operations: string[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item ?? {})) {
       if (typeof op !== "object" || op === null || !("responses" in op)) continue;
-      const operation = op as {
-        summary?: string;
-        tags?: string[];
-        parameters?: { name: string; in: string; required?: boolean; description?: string }[];
-        requestBody?: { content?: Record<string, { schema?: unknown }> };
-      };
-      const params = (operation.parameters ?? [])
-        .map(
-          (p) =>
-            `<li><code>${escapeHtml(p.name)}</code> (${escapeHtml(p.in)}${p.required ? ", required" : ""})${
-              p.description ? ` – ${escapeHtml(p.description)}` : ""
-            }</li>`,
-        )
-        .join("");
-      const body = operation.requestBody?.content
-        ? `<details><summary>Request body</summary><pre>${escapeHtml(
-            JSON.stringify(Object.values(operation.requestBody.content)[0]?.schema, null, 2),
-          )}</pre></details>`
-        : "";
-      sections.push(
-        `<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>` +
-          `<p>${escapeHtml(operation.summary ?? "")}</p>${params ? `<ul>${params}</ul>` : ""}${body}</section>`,
+      const summary = (op as { summary?: string }).summary ?? "";
+      operations.push(
+        `<li><b>${method.toUpperCase()}</b> <code>${escapeHtml(path)}</code> ${escapeHtml(summary)}</li>`,
       );
     }
   }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Windsock API</title><style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:auto;padding:1rem;color:#1b1f24}
-section{border-top:1px solid #ccd;padding:.5rem 0}h3{margin:.3rem 0;font-size:1.05rem}
-.m{display:inline-block;min-width:4.5rem;font-weight:700}.get{color:#0a6}.post{color:#05c}.patch{color:#a60}.delete{color:#c22}
-pre{background:#f4f5f7;padding:.5rem;overflow:auto;font-size:.85rem}</style></head><body>
-<h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description ?? "")}</p>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>${sections.join("\n")}</body></html>`;
+  const config = {
+    url: "/openapi.json",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    persistAuthorization: true,
+    displayRequestDuration: true,
+    filter: true,
+    // The default validator is an external service; the page talks to nothing but this worker.
+    validatorUrl: null,
+    defaultModelsExpandDepth: 0,
+    defaultModelExpandDepth: 3,
+    syntaxHighlight: { activated: true, theme: "agate" },
+  };
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(doc.info.title)}</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
+<link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui.css">
+<style>body{margin:0}.swagger-ui .info{margin:24px 0}</style>
+</head><body>
+<div id="swagger-ui"><noscript><h1>${escapeHtml(doc.info.title)}</h1>
+<p>This reference needs JavaScript. The document itself: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
+<ul>${operations.join("\n")}</ul></noscript></div>
+<script src="${DOCS_ASSETS}/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle(Object.assign(${JSON.stringify(config)}, {
+  presets: [SwaggerUIBundle.presets.apis], layout: "BaseLayout" }));</script>
+</body></html>`;
 }
 
 function escapeHtml(text: string): string {
