@@ -1,3 +1,4 @@
+import { parseEd269Zones } from "./ed269";
 import { parseClassAirspace } from "./faaClassAirspace";
 import { parseFacilityMap } from "./faaFacilityMap";
 import { parseTfr } from "./faaTfr";
@@ -37,6 +38,11 @@ export const FORMATS: Format[] = [
     name: "openaip",
     summary: "OpenAIP airspace JSON: an export file (array) or an API page ({items})",
     parse: parseOpenAip,
+  },
+  {
+    name: "ed269",
+    summary: "EUROCAE ED-269 geographical zones JSON (UASZoneList): special-use airspace by restriction",
+    parse: (text) => parseEd269Zones(text),
   },
   {
     name: "geojson",

@@ -1,0 +1,311 @@
+import { areaSizeError } from "../domain/airspace/inputs";
+import { bboxOf, type Polygon, type Position } from "../domain/geojson";
+import type { Db } from "../env";
+import { newId } from "../lib/ids";
+import { createPlanFlight } from "../services/flightCreation";
+import { deleteSubmittedPlan, endFlight, findFlight, insertPlan } from "../store/flights";
+import { ensurePilot } from "../store/pilots";
+import { assessVolume, type Finding } from "./assessment";
+import { deletePlanLink, findPlanLink, type PlanLink, planLinksIn, putPlanLink } from "./store";
+import { InvalidInput, type Volume, volume4d } from "./volumes";
+
+/**
+ * InterUSS flight_planning/v1 (automated_testing_interfaces `flight_planning/v1/flight_planning.yaml`)
+ * on this service's plans, briefings, LAANC and flights. The qualifier is a virtual user of the
+ * service account `account|interuss` (created on first use, no API key) and its one pilot.
+ *
+ * A plan is assessed volume by volume as the geospatial map shows it (worker/interuss/assessment.ts):
+ * nothing blocking (LAANC accepts automatically, or no authorization is needed) → Completed, Planned
+ * or OkToFly by its usage state, with the plan and its flight created as a pilot's would be; anything
+ * blocking (further coordination, no facility map, a restricted area, a blocking ED-269 zone) →
+ * Rejected with notes saying why, and nothing changes.
+ */
+
+export const FLIGHT_PLANNING_STATUS = {
+  status: "Ready",
+  api_name: "Flight Planning Automated Testing Interface",
+  api_version: "v0.6.0",
+} as const;
+
+export const INTERUSS_ACCOUNT = {
+  id: "account|interuss",
+  publicId: "app_interuss",
+  name: "InterUSS qualifier",
+};
+const VIRTUAL_USER = "interuss-virtual-user";
+/** Plans without an end in their volumes last as long as a flight does by default (CONTRACT §4). */
+const DEFAULT_DURATION_MS = 4 * 60 * 60 * 1000;
+
+export type PlanningResult = "Completed" | "Rejected" | "Failed" | "NotSupported";
+export type FlightPlanStatus = "NotPlanned" | "Planned" | "OkToFly" | "OffNominal" | "Closed";
+export type AdvisoryInclusion = "Unknown" | "AtLeastOneAdvisoryOrCondition" | "NoAdvisoriesOrConditions";
+
+export interface UpsertResponse {
+  planning_result: PlanningResult;
+  flight_plan_status: FlightPlanStatus;
+  notes?: string;
+  includes_advisories?: AdvisoryInclusion;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The service account and its pilot, created the first time the qualifier plans anything. */
+async function virtualPilot(
+  db: Db,
+  d1: D1Database,
+  now: number,
+): Promise<{ accountId: string; pilotId: string }> {
+  await d1
+    .prepare(
+      "INSERT INTO accounts (id, public_id, name, rate_limit_per_minute, created_at) VALUES (?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING",
+    )
+    .bind(INTERUSS_ACCOUNT.id, INTERUSS_ACCOUNT.publicId, INTERUSS_ACCOUNT.name, now)
+    .run();
+  return {
+    accountId: INTERUSS_ACCOUNT.id,
+    pilotId: await ensurePilot(db, INTERUSS_ACCOUNT.id, VIRTUAL_USER, now),
+  };
+}
+
+interface UpsertRequest {
+  usageState: "Planned" | "InUse" | "Closed";
+  uasState: string;
+  volumes: Volume[];
+  style: "Hypothetical" | "IfAllowed" | "InReality";
+  requestId: string;
+}
+
+function upsertRequestOf(body: unknown): UpsertRequest {
+  if (!isObject(body)) throw new InvalidInput("body", "must be a JSON object");
+  if (typeof body.request_id !== "string") throw new InvalidInput("request_id", "required (a string)");
+  const style = body.execution_style;
+  if (style !== "Hypothetical" && style !== "IfAllowed" && style !== "InReality")
+    throw new InvalidInput("execution_style", "must be Hypothetical, IfAllowed or InReality");
+  const plan = body.flight_plan;
+  if (!isObject(plan) || !isObject(plan.basic_information))
+    throw new InvalidInput("flight_plan.basic_information", "required");
+  const info = plan.basic_information;
+  const usage = info.usage_state;
+  if (usage !== "Planned" && usage !== "InUse" && usage !== "Closed")
+    throw new InvalidInput("flight_plan.basic_information.usage_state", "must be Planned, InUse or Closed");
+  if (typeof info.uas_state !== "string")
+    throw new InvalidInput("flight_plan.basic_information.uas_state", "required (a string)");
+  const area = info.area ?? [];
+  if (!Array.isArray(area)) throw new InvalidInput("flight_plan.basic_information.area", "must be an array");
+  return {
+    usageState: usage,
+    uasState: info.uas_state,
+    volumes: area.map((v, i) => volume4d(v, `flight_plan.basic_information.area.${i}`)),
+    style,
+    requestId: body.request_id,
+  };
+}
+
+/** One polygon for the plan: the volume itself, or the box around several (a superset, as allowed). */
+function planArea(volumes: Volume[]): Polygon {
+  if (volumes.length === 1) return volumes[0]!.area;
+  const boxes = volumes.map((v) => bboxOf(v.area));
+  const minLng = Math.min(...boxes.map((b) => b.minLng));
+  const minLat = Math.min(...boxes.map((b) => b.minLat));
+  const maxLng = Math.max(...boxes.map((b) => b.maxLng));
+  const maxLat = Math.max(...boxes.map((b) => b.maxLat));
+  const ring: Position[] = [
+    [minLng, minLat],
+    [maxLng, minLat],
+    [maxLng, maxLat],
+    [minLng, maxLat],
+    [minLng, minLat],
+  ];
+  return { type: "Polygon", coordinates: [ring] };
+}
+
+const advisoriesOf = (findings: Finding[]): AdvisoryInclusion =>
+  findings.length > 0 ? "AtLeastOneAdvisoryOrCondition" : "NoAdvisoriesOrConditions";
+
+/** PUT /flight_plans/{id}. A repeated request_id gets the first answer again. */
+export async function upsertFlightPlan(
+  db: Db,
+  d1: D1Database,
+  id: string,
+  body: unknown,
+  now: number,
+): Promise<UpsertResponse> {
+  const request = upsertRequestOf(body);
+  const existing = await findPlanLink(d1, id);
+  if (existing && existing.requestId === request.requestId)
+    return existing.response as unknown as UpsertResponse;
+  const currentStatus = (existing?.status ?? "NotPlanned") as FlightPlanStatus;
+
+  if (request.usageState === "Closed") {
+    if (request.style === "Hypothetical")
+      return {
+        planning_result: "Completed",
+        flight_plan_status: "Closed",
+        includes_advisories: "NoAdvisoriesOrConditions",
+      };
+    if (existing) await closeLinked(db, existing, now);
+    const response: UpsertResponse = {
+      planning_result: "Completed",
+      flight_plan_status: "Closed",
+      includes_advisories: "NoAdvisoriesOrConditions",
+    };
+    if (existing) await deletePlanLink(d1, id);
+    return response;
+  }
+
+  const rejected = (notes: string): UpsertResponse => ({
+    planning_result: "Rejected",
+    flight_plan_status: currentStatus,
+    notes,
+    includes_advisories: "Unknown",
+  });
+  if (request.volumes.length === 0)
+    return rejected("The flight plan has no area: this service plans flights by their area");
+  const area = planArea(request.volumes);
+  if (areaSizeError(area))
+    return rejected("The flight plan's area spans more than 1° of latitude or longitude");
+
+  const findings = (
+    await Promise.all(request.volumes.map((volume) => assessVolume(db, d1, volume, { now })))
+  ).flat();
+  const blocking = findings.filter((f) => f.effect === "Block");
+  const inUse = request.usageState === "InUse";
+  if (blocking.length > 0 && request.style !== "InReality")
+    return rejected(
+      `Not authorized automatically: ${[...new Set(blocking.map((f) => `${f.name}: ${f.reason}`))].join("; ")}`,
+    );
+
+  const status: FlightPlanStatus =
+    blocking.length > 0 || (inUse && request.uasState !== "Nominal")
+      ? "OffNominal"
+      : inUse
+        ? "OkToFly"
+        : "Planned";
+  const response: UpsertResponse = {
+    planning_result: "Completed",
+    flight_plan_status: status,
+    ...(blocking.length > 0
+      ? { notes: `Flying without authorization: ${blocking.map((f) => f.name).join("; ")}` }
+      : {}),
+    includes_advisories: advisoriesOf(findings),
+  };
+  if (request.style === "Hypothetical") return response;
+
+  // A modified plan replaces the old one: its flight is closed and a new plan and flight are made.
+  if (existing) await closeLinked(db, existing, now);
+  const starts = request.volumes.map((v) => v.start).filter((t): t is number => t !== null);
+  const ends = request.volumes.map((v) => v.end).filter((t): t is number => t !== null);
+  const startTime = starts.length > 0 ? Math.min(...starts) : now;
+  const endTime = ends.length > 0 ? Math.max(...ends) : startTime + DEFAULT_DURATION_MS;
+  const uppers = request.volumes.map((v) => v.upperM ?? v.lowerM ?? 0);
+  const lowers = request.volumes.map((v) => v.lowerM ?? 0);
+  const box = bboxOf(area);
+  const { accountId, pilotId } = await virtualPilot(db, d1, now);
+  const plan = await insertPlan(db, {
+    id: newId("flight_plan"),
+    accountId,
+    pilotId,
+    aircraftId: null,
+    takeoffLatitude: (box.minLat + box.maxLat) / 2,
+    takeoffLongitude: (box.minLng + box.maxLng) / 2,
+    startTime,
+    endTime,
+    maxAltitudeAgl: Math.max(...uppers),
+    minAltitudeAgl: Math.min(...lowers),
+    buffer: 0,
+    geometry: area,
+    area,
+    ...box,
+    flightDescription: `InterUSS flight plan ${id}`,
+    rulesets: [],
+    flightFeatures: {},
+    acceptLanguage: "en",
+    flightId: null,
+    createdAt: now,
+  });
+  const flight = await createPlanFlight(db, plan, { public: false }, now);
+  await putPlanLink(
+    d1,
+    {
+      id,
+      planId: plan.id,
+      flightId: flight?.id ?? null,
+      status,
+      requestId: request.requestId,
+      response: { ...response },
+    },
+    { ...box, start: startTime, end: endTime },
+    now,
+  );
+  return response;
+}
+
+/** Ends the flight (it has started) or deletes it with its plan (it has not). */
+async function closeLinked(db: Db, link: PlanLink, now: number): Promise<void> {
+  if (!link.flightId || !link.planId) return;
+  const flight = await findFlight(db, INTERUSS_ACCOUNT.id, link.flightId);
+  if (!flight) return;
+  if (flight.startTime > now)
+    await deleteSubmittedPlan(db, { id: link.planId, pilotId: flight.pilotId, flightId: flight.id }, now);
+  else if (flight.endTime >= now) await endFlight(db, flight.id, now);
+}
+
+export interface DeleteResponse {
+  planning_result: PlanningResult;
+  flight_plan_status: FlightPlanStatus;
+  notes?: string;
+  includes_advisories?: AdvisoryInclusion;
+}
+
+/** DELETE /flight_plans/{id}: null when there is no such plan (404). */
+export async function deleteFlightPlan(
+  db: Db,
+  d1: D1Database,
+  id: string,
+  now: number,
+): Promise<DeleteResponse | null> {
+  const link = await findPlanLink(d1, id);
+  if (!link) return null;
+  await closeLinked(db, link, now);
+  await deletePlanLink(d1, id);
+  return {
+    planning_result: "Completed",
+    flight_plan_status: "Closed",
+    includes_advisories: "NoAdvisoriesOrConditions",
+  };
+}
+
+/** POST /clear_area_requests: closes every qualifier plan whose box and window meet the extent. */
+export async function clearArea(
+  db: Db,
+  d1: D1Database,
+  body: unknown,
+  now: number,
+): Promise<{ outcome: { success: boolean; message?: string } }> {
+  if (!isObject(body) || typeof body.request_id !== "string")
+    throw new InvalidInput("request_id", "required (a string)");
+  const extent = volume4d(body.extent, "extent");
+  const links = await planLinksIn(d1, bboxOf(extent.area), extent.start, extent.end);
+  for (const link of links) {
+    await closeLinked(db, link, now);
+    await deletePlanLink(d1, link.id);
+  }
+  return { outcome: { success: true, message: `Closed ${links.length} flight plan(s)` } };
+}
+
+/**
+ * GET /user_notifications: what the virtual user was told outside a planning answer. This service
+ * sends no such notices (no conflict alerts without strategic deconfliction), so the list is empty
+ * for any valid window.
+ */
+export function userNotifications(after: string | undefined, before: string | undefined) {
+  if (after === undefined || !Number.isFinite(Date.parse(after)))
+    throw new InvalidInput("after", "required (an RFC 3339 time)");
+  if (before !== undefined) {
+    const end = Date.parse(before);
+    if (!Number.isFinite(end)) throw new InvalidInput("before", "must be an RFC 3339 time");
+    if (end < Date.parse(after)) throw new InvalidInput("before", "must be after `after`");
+  }
+  return { user_notifications: [] as unknown[] };
+}
