@@ -46,6 +46,7 @@ import {
   type Polygon,
   type Position,
 } from "../domain/geojson";
+import { polygonsMeet } from "../domain/geometry/polygonsMeet";
 import type { Db } from "../env";
 
 /** Spatial and rule queries of the airspace area. */
@@ -345,8 +346,11 @@ export async function flightFeatureDefinitions(db: Db, names: string[]): Promise
 /** The rulesets that apply to an area or point: those of every jurisdiction it meets. */
 export async function rulesetsFor(db: Db, geometry: Polygon | Point): Promise<Ruleset[]> {
   const candidates = toJurisdictions(await jurisdictionsQuery(db, bboxOf(geometry)));
+  // polygonsMeet, not turf's n·m booleanIntersects: a plan area may have 10,000 positions.
   const meeting = holdingJurisdictions(candidates, (g) =>
-    booleanIntersects(geometry as GeoJSON.Geometry, g as GeoJSON.Geometry),
+    geometry.type === "Polygon" && (g.type === "Polygon" || g.type === "MultiPolygon")
+      ? polygonsMeet(geometry, g)
+      : booleanIntersects(geometry as GeoJSON.Geometry, g as GeoJSON.Geometry),
   );
   return loadRulesets(db, { jurisdictionIds: meeting.map((j) => j.id) });
 }

@@ -6,12 +6,14 @@ import pointToPolygonDistance from "@turf/point-to-polygon-distance";
 import type * as GeoJSON from "geojson";
 import {
   type BBox,
+  bboxOf,
   type Geometry,
   type MultiPolygon,
   type Polygon,
   type Position,
   positionsOf,
 } from "../geojson";
+import { polygonsMeet } from "../geometry/polygonsMeet";
 
 /** Distances between advisories and flight areas, in meters, rounded to whole meters. */
 
@@ -37,14 +39,225 @@ export function distanceFromPoint(geometry: Geometry, point: Position): number {
   }
 }
 
-/** Meters between a geometry and a flight area: 0 when they meet. */
+/**
+ * Meters between a geometry and a flight area: 0 when they meet. Otherwise the nearest of every
+ * area vertex to the geometry and every geometry vertex to the area, which `nearestBetween` finds
+ * without measuring each pair for large inputs.
+ */
 export function distanceToArea(geometry: Geometry, area: Polygon): number {
   if (geometry.type === "Point") return distanceFromPoint(area, geometry.coordinates);
-  if (booleanIntersects(geometry as GeoJSON.Geometry, area as GeoJSON.Polygon)) return 0;
+  if (meets(geometry, area)) return 0;
+  if (fastPathFits(geometry, area)) return nearestBetween(geometry, area);
   let nearest = Number.POSITIVE_INFINITY;
   for (const vertex of area.coordinates[0]!) nearest = Math.min(nearest, distanceFromPoint(geometry, vertex));
   for (const vertex of positionsOf(geometry)) nearest = Math.min(nearest, distanceFromPoint(area, vertex));
   return nearest;
+}
+
+/** turf's booleanIntersects, by polygonsMeet for areas (turf's is n·m in positions). */
+function meets(geometry: Geometry, area: Polygon): boolean {
+  if (geometry.type === "Polygon" || geometry.type === "MultiPolygon") return polygonsMeet(geometry, area);
+  return booleanIntersects(geometry as GeoJSON.Geometry, area as GeoJSON.Polygon);
+}
+
+/**
+ * Where the box bounds below hold (a flat lower bound of the geodesic distance, ten percent under
+ * it): small spans away from the poles and the antimeridian, and an area of one ring. Elsewhere the
+ * plain pairwise scan answers.
+ */
+function fastPathFits(geometry: Geometry, area: Polygon): boolean {
+  if (area.coordinates.length !== 1) return false;
+  const a = bboxOf(area);
+  const g = bboxOf(geometry);
+  const minLng = Math.min(a.minLng, g.minLng);
+  const maxLng = Math.max(a.maxLng, g.maxLng);
+  const minLat = Math.min(a.minLat, g.minLat);
+  const maxLat = Math.max(a.maxLat, g.maxLat);
+  return (
+    maxLng - minLng <= 10 &&
+    maxLat - minLat <= 10 &&
+    minLng >= -170 &&
+    maxLng <= 170 &&
+    minLat >= -80 &&
+    maxLat <= 80
+  );
+}
+
+/**
+ * The same minimum as the pairwise scan, the same arithmetic for each pair it measures, but pairs
+ * whose boxes lie farther apart than the nearest found so far are skipped: edges are bucketed on a
+ * grid, so each vertex measures only the edges near it. Neither shape holds a vertex of the other
+ * (they do not meet), so no point-in-polygon test is needed.
+ */
+function nearestBetween(geometry: Geometry, area: Polygon): number {
+  const areaIndex = edgeIndexOf(area.coordinates[0]!);
+  const geometryBox = bboxOf(geometry);
+  const ringIndex =
+    geometry.type === "Polygon" && geometry.coordinates.length === 1
+      ? edgeIndexOf(geometry.coordinates[0]!)
+      : undefined;
+  let nearest = Number.POSITIVE_INFINITY;
+  // The geometry's vertices first: features are small, so a near bound is found cheaply.
+  // Nearest boxes first, so the bound tightens early; the order does not change the minimum.
+  for (const [vertex, reach] of byReach(positionsOf(geometry), areaIndex.box)) {
+    if (reach > nearest) break;
+    nearest = Math.min(nearest, areaIndex.nearest(vertex, nearest));
+  }
+  for (const [vertex, reach] of byReach(area.coordinates[0]!, geometryBox, nearest)) {
+    if (reach > nearest) break;
+    const d = ringIndex ? ringIndex.nearest(vertex, nearest) : distanceFromPoint(geometry, vertex);
+    nearest = Math.min(nearest, d);
+  }
+  return nearest;
+}
+
+/** A lower bound of the meters across a gap of so many degrees, scaled by kx (cos of the widest latitude). */
+function gapX(degrees: number, kx: number): number {
+  return 0.9 * Math.max(0, degrees) * kx * 111_195;
+}
+
+/** The vertices within `within` meters of the box (by the box bound), nearest first. */
+function byReach(vertices: Position[], box: BBox, within = Number.POSITIVE_INFINITY): [Position, number][] {
+  const near: [Position, number][] = [];
+  for (const vertex of vertices) {
+    const reach = metersBetweenBoxes(pointBox(vertex), box);
+    if (reach <= within) near.push([vertex, reach]);
+  }
+  return near.sort((a, b) => a[1] - b[1]);
+}
+
+function pointBox([lng, lat]: Position): BBox {
+  return { minLng: lng, maxLng: lng, minLat: lat, maxLat: lat };
+}
+
+/** Built once per ring object: one plan area is measured against every nearby feature. */
+const edgeIndexes = new WeakMap<Position[], EdgeIndex>();
+function edgeIndexOf(ring: Position[]): EdgeIndex {
+  let index = edgeIndexes.get(ring);
+  if (!index) {
+    index = new EdgeIndex(ring);
+    edgeIndexes.set(ring, index);
+  }
+  return index;
+}
+
+/**
+ * A ring's edges bucketed on a grid of about one cell per edge. Each edge is listed in the cells
+ * its box (padded for the great-circle bulge) overlaps, so every point of its arc lies in its cells.
+ */
+class EdgeIndex {
+  readonly box: BBox;
+  private readonly cols: number;
+  private readonly rows: number;
+  private readonly cellW: number;
+  private readonly cellH: number;
+  private readonly cells: number[][];
+  private readonly edgeBoxes: BBox[] = [];
+  private readonly seen: Uint32Array;
+  private stamp = 0;
+  /** The widest latitude (absolute) any edge's arc reaches. */
+  private readonly widest: number;
+
+  constructor(private readonly ring: Position[]) {
+    const box = bboxOf({ type: "LineString", coordinates: ring });
+    this.box = box;
+    const edges = Math.max(1, ring.length - 1);
+    const side = Math.max(1, Math.ceil(Math.sqrt(edges)));
+    const w = box.maxLng - box.minLng;
+    const h = box.maxLat - box.minLat;
+    this.cols = w > 0 ? side : 1;
+    this.rows = h > 0 ? side : 1;
+    this.cellW = w > 0 ? w / this.cols : 1;
+    this.cellH = h > 0 ? h / this.rows : 1;
+    this.cells = Array.from({ length: this.cols * this.rows }, () => []);
+    this.seen = new Uint32Array(edges);
+    let widest = Math.max(Math.abs(box.minLat), Math.abs(box.maxLat));
+    for (let i = 0; i + 1 < ring.length; i++) {
+      const a = ring[i]!;
+      const b = ring[i + 1]!;
+      // A great-circle arc strays from its chord's box by about L²/8·tan(lat) (radians); pad by far more.
+      const length = Math.hypot(a[0] - b[0], a[1] - b[1]);
+      const pad = 0.01 * length * length * (1 + Math.tan((82 * Math.PI) / 180)) + 1e-9;
+      const edgeBox: BBox = {
+        minLng: Math.min(a[0], b[0]) - pad,
+        maxLng: Math.max(a[0], b[0]) + pad,
+        minLat: Math.min(a[1], b[1]) - pad,
+        maxLat: Math.max(a[1], b[1]) + pad,
+      };
+      widest = Math.max(widest, Math.abs(edgeBox.minLat), Math.abs(edgeBox.maxLat));
+      this.edgeBoxes.push(edgeBox);
+      const [c0, c1] = [this.col(edgeBox.minLng), this.col(edgeBox.maxLng)];
+      const [r0, r1] = [this.row(edgeBox.minLat), this.row(edgeBox.maxLat)];
+      for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) this.cells[r * this.cols + c]!.push(i);
+    }
+    this.widest = widest;
+  }
+
+  private col(lng: number): number {
+    return Math.min(this.cols - 1, Math.max(0, Math.floor((lng - this.box.minLng) / this.cellW)));
+  }
+  private row(lat: number): number {
+    return Math.min(this.rows - 1, Math.max(0, Math.floor((lat - this.box.minLat) / this.cellH)));
+  }
+
+  /**
+   * distanceToRing(ring, point) for a point outside the ring, when that is at most `within`
+   * meters; otherwise some value above `within`. Cells are visited in growing squares around the
+   * point's cell until everything unvisited lies farther than the nearest edge found.
+   */
+  nearest(point: Position, within: number): number {
+    this.stamp++;
+    if (this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+    const home = [this.col(point[0]), this.row(point[1])] as const;
+    let nearestDeg = Number.POSITIVE_INFINITY;
+    let bound = within;
+    const kx = Math.cos((Math.max(this.widest, Math.abs(point[1])) * Math.PI) / 180);
+    for (let k = 0; ; k++) {
+      const c0 = home[0] - k;
+      const c1 = home[0] + k;
+      const r0 = home[1] - k;
+      const r1 = home[1] + k;
+      for (let r = Math.max(0, r0); r <= Math.min(this.rows - 1, r1); r++) {
+        const ring = r === r0 || r === r1;
+        for (let c = Math.max(0, c0); c <= Math.min(this.cols - 1, c1); c++) {
+          if (!ring && c !== c0 && c !== c1) continue;
+          for (const i of this.cells[r * this.cols + c]!) {
+            if (this.seen[i] === this.stamp) continue;
+            this.seen[i] = this.stamp;
+            if (this.lowerBound(point, this.edgeBoxes[i]!) > bound) continue;
+            const d = arcDistanceDegrees(this.ring[i]!, this.ring[i + 1]!, point);
+            if (d < nearestDeg) {
+              nearestDeg = d;
+              bound = Math.min(bound, convertLength(d, "degrees", "meters"));
+            }
+          }
+        }
+      }
+      // Everything unvisited lies beyond the square's sides that are not the grid's own.
+      let beyond = Number.POSITIVE_INFINITY;
+      if (c0 > 0) beyond = Math.min(beyond, gapX(point[0] - (this.box.minLng + c0 * this.cellW), kx));
+      if (c1 < this.cols - 1)
+        beyond = Math.min(beyond, gapX(this.box.minLng + (c1 + 1) * this.cellW - point[0], kx));
+      if (r0 > 0) beyond = Math.min(beyond, gapX(point[1] - (this.box.minLat + r0 * this.cellH), 1));
+      if (r1 < this.rows - 1)
+        beyond = Math.min(beyond, gapX(this.box.minLat + (r1 + 1) * this.cellH - point[1], 1));
+      if (beyond === Number.POSITIVE_INFINITY || beyond > bound) break;
+    }
+    return nearestDeg === Number.POSITIVE_INFINITY
+      ? Number.POSITIVE_INFINITY
+      : Math.max(0, convertLength(nearestDeg, "degrees", "meters"));
+  }
+
+  /** A lower bound of the meters from the point to the box, as metersBetweenBoxes. */
+  private lowerBound(p: Position, box: BBox): number {
+    const dx = Math.max(0, box.minLng - p[0], p[0] - box.maxLng);
+    const dy = Math.max(0, box.minLat - p[1], p[1] - box.maxLat);
+    const widest = Math.max(Math.abs(p[1]), Math.abs(box.minLat), Math.abs(box.maxLat));
+    return 0.9 * Math.hypot(dy, dx * Math.cos((widest * Math.PI) / 180)) * 111_195;
+  }
 }
 
 /**
@@ -56,16 +269,19 @@ export function distanceToRing(ring: Position[], point: Position): number {
   if (booleanPointInPolygon(point, { type: "Polygon", coordinates: [ring] })) return 0;
   let nearest = Number.POSITIVE_INFINITY;
   for (let i = 0; i < ring.length - 1; i++) {
-    const a = ring[i]!;
-    const b = ring[i + 1]!;
-    let on: Position;
-    if (b[0] === point[0] && b[1] === point[1]) on = b;
-    else if (a[0] === point[0] && a[1] === point[1]) on = a;
-    else on = nearestOnArc(a, b, point);
-    const d = turfDistance(point, on, { units: "degrees" });
+    const d = arcDistanceDegrees(ring[i]!, ring[i + 1]!, point);
     if (d < nearest) nearest = d;
   }
   return Math.max(0, convertLength(nearest, "degrees", "meters"));
+}
+
+/** Degrees from a point to the nearest point of the arc a–b, as turf measures it. */
+function arcDistanceDegrees(a: Position, b: Position, point: Position): number {
+  let on: Position;
+  if (b[0] === point[0] && b[1] === point[1]) on = b;
+  else if (a[0] === point[0] && a[1] === point[1]) on = a;
+  else on = nearestOnArc(a, b, point);
+  return turfDistance(point, on, { units: "degrees" });
 }
 
 type Vector = [number, number, number];
