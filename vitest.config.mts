@@ -30,6 +30,10 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // Suites that load airspace data and fetch a dozen briefings in beforeAll need more than 10 s
+          // on a busy 2-core machine.
+          hookTimeout: 60_000,
+          testTimeout: 30_000,
           setupFiles: ["./test/worker/setup.ts"],
         },
       },

@@ -5,6 +5,10 @@ import worldAtlas from "world-atlas/countries-10m.json";
 import rulesetsFile from "../../data/airspace/rulesets.json";
 import ukRegions from "../../data/airspace/uk-regions.geojson?raw";
 import { jurisdictionsFrom } from "../../tools/airspace/boundaries";
+import {
+  type AirportWithRunways,
+  syntheticControlledAirspace,
+} from "../../tools/airspace/controlledAirspace";
 import { loadDataset, loadJurisdictions, placeRecords } from "../../tools/airspace/dataset";
 import { FORMATS } from "../../tools/airspace/formats";
 import { checkedRulesets, type RulesetsFile, rulesetStatements } from "../../tools/airspace/rulesets";
@@ -16,9 +20,10 @@ import facilityMap from "../fixtures/airspace/faa_uas_facility_map.geojson?raw";
 import openAip from "../fixtures/airspace/openaip_airspace.json?raw";
 import ourAirports from "../fixtures/airspace/ourairports_airports.csv?raw";
 import places from "../fixtures/airspace/sensitive_places.geojson?raw";
+import sfoAirport from "../fixtures/sdk/ksfo-airport.json";
 
 /** The test database as the loaders see it: the same SQL the operator commands run, on the test D1. */
-const d1Target: Target = {
+export const d1Target: Target = {
   remote: false,
   async execute(statements: Statement[]) {
     if (statements.length > 0)
@@ -101,3 +106,15 @@ export const YOSEMITE_AREA = square(-119.6, 37.7, -119.59, 37.71);
 export const LONDON_AREA = square(-0.45, 51.47, -0.44, 51.48);
 export const SELLAFIELD_AREA = square(-3.5, 54.41, -3.49, 54.42);
 export const PARIS_AREA = square(2.35, 48.85, 2.36, 48.86);
+
+/** SFO's Class B and facility map, drawn as `npm start` draws the embedded default. */
+export async function loadSfoControlledAirspace(): Promise<void> {
+  const { features, facilityMaps } = syntheticControlledAirspace([
+    sfoAirport as unknown as AirportWithRunways,
+  ]);
+  await loadDataset(
+    d1Target,
+    { name: "sfo", format: "synthetic", version: "test", features, facilityMaps },
+    () => {},
+  );
+}

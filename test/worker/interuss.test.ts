@@ -1,20 +1,12 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  type AirportWithRunways,
-  syntheticControlledAirspace,
-} from "../../tools/airspace/controlledAirspace";
-import { loadDataset } from "../../tools/airspace/dataset";
-import type { Statement } from "../../tools/lib/sql";
-import type { Target } from "../../tools/lib/target";
 import app from "../../worker/index";
 import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
 import { putSource } from "../../worker/interuss/geospatialMap";
 import { base64url } from "../../worker/lib/hash";
 import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import ed269Sample from "../fixtures/interuss/cis_source_sample_ed269.json";
-import sfoAirport from "../fixtures/sdk/ksfo-airport.json";
-import { loadAirspaceFixtures } from "./airspaceFixtures";
+import { loadAirspaceFixtures, loadSfoControlledAirspace } from "./airspaceFixtures";
 import { BASE, call, createAccount, tokenFor } from "./helpers";
 import { DOCS, requestErrors, responseErrors } from "./interussSchema";
 
@@ -43,28 +35,6 @@ async function devToken(scopes: string[], overrides: Record<string, unknown> = {
   return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
 }
 
-const d1: Target = {
-  remote: false,
-  async execute(statements: Statement[]) {
-    if (statements.length > 0)
-      await env.DB.batch(statements.map((s) => env.DB.prepare(s.sql).bind(...(s.params ?? []))));
-  },
-  async query<T>(sql: string, params: unknown[] = []) {
-    return (
-      await env.DB.prepare(sql)
-        .bind(...params)
-        .all<T>()
-    ).results;
-  },
-  async putObject() {
-    throw new Error("not used");
-  },
-  async getObject() {
-    return null;
-  },
-  async close() {},
-};
-
 let queryToken: string;
 let geoDirectToken: string;
 let planToken: string;
@@ -72,14 +42,7 @@ let planDirectToken: string;
 
 beforeAll(async () => {
   await loadAirspaceFixtures();
-  const { features, facilityMaps } = syntheticControlledAirspace([
-    sfoAirport as unknown as AirportWithRunways,
-  ]);
-  await loadDataset(
-    d1,
-    { name: "sfo", format: "synthetic", version: "test", features, facilityMaps },
-    () => {},
-  );
+  await loadSfoControlledAirspace();
   queryToken = await devToken([SCOPES.geospatialMapQuery]);
   geoDirectToken = await devToken([SCOPES.geospatialMapDirect]);
   planToken = await devToken([SCOPES.flightPlanningPlan]);

@@ -1,16 +1,7 @@
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  type AirportWithRunways,
-  syntheticControlledAirspace,
-} from "../../tools/airspace/controlledAirspace";
-import { loadDataset } from "../../tools/airspace/dataset";
-import type { Statement } from "../../tools/lib/sql";
-import type { Target } from "../../tools/lib/target";
 import statusAtPoint from "../fixtures/client-fixtures/status_get_point_success.json";
 import sdkEnums from "../fixtures/sdk/enums.json";
-import sfoAirport from "../fixtures/sdk/ksfo-airport.json";
-import { FALLON_CELL_AREA, loadAirspaceFixtures } from "./airspaceFixtures";
+import { FALLON_CELL_AREA, loadAirspaceFixtures, loadSfoControlledAirspace } from "./airspaceFixtures";
 import { createPlan } from "./flightFixtures";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
@@ -106,28 +97,6 @@ const SFO_EAST = {
   ],
 };
 
-const d1: Target = {
-  remote: false,
-  async execute(statements: Statement[]) {
-    if (statements.length > 0)
-      await env.DB.batch(statements.map((s) => env.DB.prepare(s.sql).bind(...(s.params ?? []))));
-  },
-  async query<T>(sql: string, params: unknown[] = []) {
-    return (
-      await env.DB.prepare(sql)
-        .bind(...params)
-        .all<T>()
-    ).results;
-  },
-  async putObject() {
-    throw new Error("not used");
-  },
-  async getObject() {
-    return null;
-  },
-  async close() {},
-};
-
 let account: TestAccount;
 let pilot: { token: string; pilotId: string };
 const NAMES = [
@@ -148,15 +117,7 @@ const responses: Record<string, unknown> = {};
 
 beforeAll(async () => {
   await loadAirspaceFixtures();
-  // SFO's Class B and facility map, drawn as `npm start` draws the embedded default.
-  const { features, facilityMaps } = syntheticControlledAirspace([
-    sfoAirport as unknown as AirportWithRunways,
-  ]);
-  await loadDataset(
-    d1,
-    { name: "sfo", format: "synthetic", version: "test", features, facilityMaps },
-    () => {},
-  );
+  await loadSfoControlledAirspace();
   account = await createAccount();
   pilot = await tokenFor(account, "sdk-pilot");
   const key = { apiKey: account.apiKey };
