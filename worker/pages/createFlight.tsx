@@ -1,9 +1,11 @@
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { type AltitudePreset, UNIT_LABEL, type Unit } from "../domain/deeplink/altitude";
 import type { Authorization } from "../domain/deeplink/callbacks";
 import type { MapView } from "../domain/deeplink/mapView";
 import { pick1Groups, type RulesetChoice } from "../domain/deeplink/rulesets";
 import type { FieldError } from "../lib/jsend";
+import { renderMapSvg } from "./map/svg";
 
 /** The advisory fields the page shows (spec 2.5). */
 export interface PageAdvisory {
@@ -57,12 +59,6 @@ const COLOR_MEANING: Record<string, string> = {
   yellow: "Advisories: use caution",
   orange: "Flight regulated: authorization required",
   red: "Flight strictly regulated",
-};
-const MARKER_FILL: Record<string, string> = {
-  green: "#1a7f37",
-  yellow: "#b58a00",
-  orange: "#c2410c",
-  red: "#b91c1c",
 };
 
 const CSS = `
@@ -178,44 +174,18 @@ function AreaMap(props: { map: MapView; geometryType: string; advisoryCount: num
       : props.geometryType === "Point"
         ? "circle around a point"
         : "corridor along a path";
-  return (
-    <svg
-      class="map"
-      viewBox={`0 0 ${map.width} ${map.height}`}
-      role="img"
-      aria-labelledby="map-title"
-      preserveAspectRatio="xMidYMid meet"
-    >
-      <title id="map-title">
-        Map of the flight {shape} with {props.advisoryCount} advisor{props.advisoryCount === 1 ? "y" : "ies"}
-      </title>
-      <path
-        d={map.area}
-        fill="#2563eb"
-        fill-opacity="0.22"
-        stroke="#1d4ed8"
-        stroke-width="2"
-        fill-rule="evenodd"
-      />
-      {map.route ? (
-        <path d={map.route} fill="none" stroke="#1e3a8a" stroke-width="3" stroke-dasharray="6 4" />
-      ) : null}
-      {map.point ? <circle cx={map.point.x} cy={map.point.y} r="5" fill="#1e3a8a" /> : null}
-      {map.markers.map((m) => (
-        <circle
-          cx={m.x}
-          cy={m.y}
-          r="7"
-          fill={m.offMap ? "#fff" : (MARKER_FILL[m.color] ?? "#555")}
-          stroke={MARKER_FILL[m.color] ?? "#555"}
-          stroke-width="3"
-        >
-          <title>
-            {m.name} ({m.color}){m.offMap ? ", beyond the map edge" : ""}
-          </title>
-        </circle>
-      ))}
-    </svg>
+  // The shared map (also the live page's), rendered to SVG markup that escapes its own text.
+  return raw(
+    renderMapSvg({
+      layers: map.layers,
+      area: map.area,
+      route: map.route,
+      point: map.point,
+      markers: map.markers,
+      id: "map",
+      className: "map",
+      title: `Map of the flight ${shape} with ${props.advisoryCount} advisor${props.advisoryCount === 1 ? "y" : "ies"}`,
+    }),
   );
 }
 

@@ -16,14 +16,16 @@ import {
   linkFieldsFromQuery,
   MAX_BUFFER_METERS,
 } from "../domain/deeplink/link";
-import { mapView, takeoffPoint } from "../domain/deeplink/mapView";
+import { mapFrame, mapView, takeoffPoint } from "../domain/deeplink/mapView";
 import { completeSelection, type RulesetChoice } from "../domain/deeplink/rulesets";
 import { flightArea } from "../domain/flightArea";
 import type { Polygon } from "../domain/geojson";
+import type { MapContext } from "../domain/map/layers";
 import type { Db } from "../env";
 import type { FieldError } from "../lib/jsend";
 import { findLinkAccount } from "../store/callbacks";
 import { findFirstPartyAccount, type LinkAccount } from "../store/firstPartyAccount";
+import { mapContext } from "../store/mapContext";
 import type { PageApi } from "./api";
 import {
   DURATIONS_MINUTES,
@@ -227,6 +229,20 @@ export async function loadAirspace(
   };
 }
 
+/**
+ * What the map draws around the area: boundaries, airports and airspace of the embedded data in
+ * the map's frame, time-bound airspace as it stands over the flight's window.
+ */
+export function loadMapContext(
+  db: Db,
+  area: Polygon,
+  form: Omit<FormState, "selected">,
+  now = Date.now(),
+): Promise<MapContext> {
+  const start = now + form.startOffset * 60_000;
+  return mapContext(db, mapFrame(area).box, start, start + form.duration * 60_000);
+}
+
 /** Everything the page draws. */
 export function pageModel(
   link: OpenedLink,
@@ -235,6 +251,7 @@ export function pageModel(
   area: Polygon,
   requestUrl: URL,
   errors: FieldError[],
+  context?: MapContext,
 ): PageModel {
   const otherUnit = new URL(requestUrl);
   otherUnit.searchParams.set("units", link.unit === "imperial" ? "metric" : "imperial");
@@ -244,7 +261,7 @@ export function pageModel(
     unit: link.unit,
     otherUnitUrl: `${otherUnit.pathname}${otherUnit.search}`,
     geometryType: link.request.geometry.type,
-    map: mapView(area, link.request.geometry, airspace.advisories),
+    map: mapView(area, link.request.geometry, airspace.advisories, { context, unit: link.unit }),
     color: airspace.color,
     advisories: airspace.advisories,
     advisoryNote: airspace.advisoryNote,

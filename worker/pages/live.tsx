@@ -1,4 +1,7 @@
-import type { Polygon } from "../domain/geojson";
+import { bboxOf, type Polygon, type Position } from "../domain/geojson";
+import { type MapContext, mapLayers } from "../domain/map/layers";
+import { type Frame, fitFrame, project } from "../domain/map/view";
+import { renderMapSvg } from "./map/svg";
 
 /**
  * The live flight page: no external assets, one inline script. It opens the flight's event stream
@@ -28,6 +31,38 @@ export interface LivePageModel {
   endTime: string;
   ticket: string;
   terrain: TerrainGrid | null;
+  /** The shared map, drawn here; the script adds the track in its projection. */
+  map: LiveMap;
+}
+
+export interface LiveMap {
+  svg: string;
+  projection: { x0: number; y0: number; scale: number; xScale: number };
+}
+
+export function liveFrame(area: Polygon): Frame {
+  return fitFrame(bboxOf(area), { width: 600, aspect: 0.7, padding: 0.5, minSpanM: 2000 });
+}
+
+/**
+ * The live map: the shared map around the area (padded by half its size, so a drone that strays is
+ * still on it) with its context, and the projection the page's script draws the track with.
+ */
+export function liveMap(area: Polygon, context: MapContext): LiveMap {
+  const frame = liveFrame(area);
+  const at = (p: Position) => project(frame, p);
+  const svg = renderMapSvg({
+    layers: mapLayers(frame, context, new Map(), "metric"),
+    area: area.coordinates
+      .map((r) => `${r.map((p, i) => `${i === 0 ? "M" : "L"}${at(p).x} ${at(p).y}`).join(" ")} Z`)
+      .join(" "),
+    markers: [],
+    id: "map",
+    title: "Flight area and track",
+    track: true,
+    scaleId: "scale",
+  });
+  return { svg, projection: { x0: frame.x0, y0: frame.y0, scale: frame.scale, xScale: frame.xScale } };
 }
 
 const CSS = `
@@ -47,13 +82,16 @@ ol{margin:0;padding-left:20px;max-height:280px;overflow:auto}li{margin:2px 0}
 .legend{font-size:12px;color:var(--muted)}`;
 
 export function renderLivePage(model: LivePageModel): string {
-  const json = JSON.stringify(model).replace(/</g, "\\u003c");
+  const json = JSON.stringify({ ...model, map: { projection: model.map.projection } }).replace(
+    /</g,
+    "\\u003c",
+  );
   const title = `Flight ${escapeHtml(model.flightId)} live`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}</style></head><body>
 <header><h1>${title}</h1><span id="status" role="status">connecting…</span><span id="window" class="legend"></span></header>
 <main>
-<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2><svg id="map" viewBox="0 0 600 420" role="img" aria-label="Flight area and track"></svg>
-<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position</p></section>
+<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}
+<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position · grey: airspace and boundaries around</p></section>
 <section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
 <dt>Records</dt><dd id="v-records">0</dd><dt>Last record</dt><dd id="v-last">–</dd>
 <dt>Height above ground</dt><dd id="v-agl">–</dd><dt>Ceiling</dt><dd id="v-ceiling">–</dd>
@@ -79,7 +117,6 @@ const SCRIPT = `
 var model=JSON.parse(document.getElementById("model").textContent);
 var NS="http://www.w3.org/2000/svg";
 var positions=[],events=[],count=0,latest={};
-var ring=model.area.coordinates[0];
 function $(id){return document.getElementById(id)}
 function el(name,attrs,parent){var e=document.createElementNS(NS,name);for(var k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e}
 function fmt(v,d,u){return v==null||!isFinite(v)?"–":v.toFixed(d)+(u?" "+u:"")}
@@ -92,22 +129,13 @@ function ground(lat,lng){var t=model.terrain;if(!t)return null;
  var r=Math.min(Math.floor(y),t.rows-2),c=Math.min(Math.floor(x),t.cols-2),ty=y-r,tx=x-c,s=0;
  for(var dr=0;dr<2;dr++)for(var dc=0;dc<2;dc++){var v=t.values[(r+dr)*t.cols+c+dc];var w=(dr?ty:1-ty)*(dc?tx:1-tx);if(w===0)continue;if(v==null)return null;s+=w*v}
  return s}
-function drawMap(){var svg=$("map");while(svg.firstChild)svg.removeChild(svg.firstChild);
- var pts=ring.map(function(p){return[p[0],p[1]]}).concat(positions.map(function(p){return[p.longitude,p.latitude]}));
- var minX=Infinity,minY=Infinity,maxX=-Infinity,maxY=-Infinity;
- pts.forEach(function(p){minX=Math.min(minX,p[0]);maxX=Math.max(maxX,p[0]);minY=Math.min(minY,p[1]);maxY=Math.max(maxY,p[1])});
- var k=Math.cos((minY+maxY)/2*Math.PI/180),w=Math.max((maxX-minX)*k,1e-6),h=Math.max(maxY-minY,1e-6);
- var scale=Math.min(560/w,380/h),ox=300-((minX+maxX)/2*k)*scale,oy=210+((minY+maxY)/2)*scale;
- function px(lng,lat){return[(lng*k*scale+ox).toFixed(1),(oy-lat*scale).toFixed(1)]}
- el("rect",{x:0,y:0,width:600,height:420,fill:"none"},svg);
- el("polygon",{points:ring.map(function(p){return px(p[0],p[1]).join(",")}).join(" "),fill:"#1f6feb22",stroke:"#1f6feb","stroke-width":2},svg);
+// The map around the area is drawn by the server; the track goes on top in the same projection.
+var proj=model.map.projection;
+function px(lng,lat){return[((lng*proj.xScale-proj.x0)*proj.scale).toFixed(1),((-lat-proj.y0)*proj.scale).toFixed(1)]}
+function drawMap(){var svg=$("track");while(svg.firstChild)svg.removeChild(svg.firstChild);
  if(positions.length){el("polyline",{points:positions.map(function(p){return px(p.longitude,p.latitude).join(",")}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
   var last=positions[positions.length-1],q=px(last.longitude,last.latitude);el("circle",{cx:q[0],cy:q[1],r:5,fill:"#d12f2f",id:"latest-dot"},svg)}
- events.forEach(function(e){if(e.latitude==null)return;var q=px(e.longitude,e.latitude);el("circle",{cx:q[0],cy:q[1],r:4,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318",stroke:"#fff"},svg)});
- // Scale bar: a round number of meters about a fifth of the width.
- var mPerPx=111320/scale,target=120*mPerPx,p10=Math.pow(10,Math.floor(Math.log10(target))),nice=[1,2,5,10].map(function(f){return f*p10}).filter(function(v){return v<=target}).pop()||p10;
- var len=nice/mPerPx;el("line",{x1:20,y1:400,x2:20+len,y2:400,stroke:"currentColor","stroke-width":3},svg);
- var label=el("text",{x:20,y:392,"font-size":12,fill:"currentColor",id:"scale"},svg);label.textContent=nice>=1000?nice/1000+" km":nice+" m"}
+ events.forEach(function(e){if(e.latitude==null)return;var q=px(e.longitude,e.latitude);el("circle",{cx:q[0],cy:q[1],r:4,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318",stroke:"#fff"},svg)})}
 function drawAlt(){var svg=$("alt");while(svg.firstChild)svg.removeChild(svg.firstChild);
  if(!positions.length)return;var t0=positions[0].timestamp,t1=Math.max(positions[positions.length-1].timestamp,t0+1);
  var vals=[];positions.forEach(function(p){vals.push(p.altitude_msl);if(p.ground!=null){vals.push(p.ground);if(model.ceiling!=null)vals.push(p.ground+model.ceiling)}});

@@ -21,6 +21,7 @@ import {
   createFlight,
   initialForm,
   loadAirspace,
+  loadMapContext,
   type OpenedLink,
   openLink,
   pageModel,
@@ -167,10 +168,16 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   if (mode === "show") {
     const form = initialForm(link);
     const area = areaOf(link, form);
-    const airspace = await loadAirspace(api, area, (rulesets) =>
-      initialSelection(rulesets, link.request.rulesetIds),
+    const [airspace, context] = await Promise.all([
+      loadAirspace(api, area, (rulesets) => initialSelection(rulesets, link.request.rulesetIds)),
+      loadMapContext(c.var.db, area, form),
+    ]);
+    return page(
+      c,
+      await renderCreateFlight(pageModel(link, form, airspace, area, url, [], context)),
+      200,
+      link,
     );
-    return page(c, await renderCreateFlight(pageModel(link, form, airspace, area, url, [])), 200, link);
   }
 
   const body = await c.req.parseBody({ all: true });
@@ -203,7 +210,15 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
       errors.push(...created.errors);
     }
   }
-  const model = pageModel(link, form, airspace, area, url, errors);
+  const model = pageModel(
+    link,
+    form,
+    airspace,
+    area,
+    url,
+    errors,
+    await loadMapContext(c.var.db, area, form),
+  );
   return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200, link);
 }
 

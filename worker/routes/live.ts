@@ -13,9 +13,10 @@ import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
-import { renderLivePage, type TerrainGrid } from "../pages/live";
+import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
+import { mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
@@ -302,6 +303,10 @@ export const liveRoutes = createRouter()
         endTime: isoTime(flight.endTime),
         ticket: pageTicket,
         terrain: await terrainGrid(c, flight.geometry),
+        map: liveMap(
+          flight.geometry,
+          await mapContext(c.var.db, liveFrame(flight.geometry).box, flight.startTime, flight.endTime),
+        ),
       }),
       200,
     ) as never;

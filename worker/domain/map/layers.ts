@@ -1,0 +1,117 @@
+import { CELLS_PER_DEGREE } from "../airspace/facilityGrid";
+import type { Geometry, Polygon, Position } from "../geojson";
+import {
+  type DistanceUnit,
+  type Frame,
+  inFrame,
+  polygonPath,
+  project,
+  type ScaleBar,
+  scaleBar,
+} from "./view";
+
+/** What the map draws around a flight, as the store reads it from the embedded data. */
+export interface MapContext {
+  /** States and counties (the country where no state is loaded), whose outlines give coasts too. */
+  boundaries: { name: string; region: string; geometry: Geometry }[];
+  airports: {
+    id: string;
+    type: "airport" | "heliport";
+    name: string;
+    code?: string;
+    latitude: number;
+    longitude: number;
+  }[];
+  /** Airspace with an area (controlled airspace, TFRs, parks…), not the point features. */
+  areas: { id: string; type: string; name: string; geometry: Geometry }[];
+  /** Facility-map cells: the grid the FAA gives ceilings on. */
+  facilityCells: { row: number; col: number; ceilingFt: number; airportId: string }[];
+}
+
+export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
+
+export interface MapLayers {
+  width: number;
+  height: number;
+  boundaries: { d: string; region: string; name: string }[];
+  /** Airspace areas, largest first so small ones stay on top; `color` the advisory's, if it is one. */
+  areas: { d: string; color?: string; name: string; type: string }[];
+  cells: { x: number; y: number; w: number; h: number; ceilingFt: number; color?: string; label?: string }[];
+  airports: { x: number; y: number; type: string; name: string; label: string }[];
+  scale: ScaleBar;
+}
+
+/** Cells at least this many pixels wide carry their ceiling as a number. */
+const LABELLED_CELL_PX = 30;
+
+/**
+ * The context of a frame as SVG geometry: boundaries and airspace simplified to about a pixel and
+ * clipped to the view, facility-map cells as squares, airports inside the view as labelled points,
+ * and a scale bar. `advisoryColors` maps advisory ids (feature ids, `facility_map:<airport>:<row>:<col>`)
+ * to the color the advisory computation gave them, so what applies to the flight stands out.
+ */
+export function mapLayers(
+  frame: Frame,
+  context: MapContext,
+  advisoryColors: ReadonlyMap<string, string>,
+  unit: DistanceUnit,
+): MapLayers {
+  const boundaries = context.boundaries
+    .map((b) => ({ d: polygonPath(frame, b.geometry), region: b.region, name: b.name }))
+    .filter((b) => b.d !== "");
+  const areas = context.areas
+    .map((a) => ({ a, d: polygonPath(frame, a.geometry), size: pathSpan(a.geometry) }))
+    .filter((x) => x.d !== "")
+    .sort((x, y) => y.size - x.size)
+    .map(({ a, d }) => ({ d, name: a.name, type: a.type, color: advisoryColors.get(a.id) }));
+  const side = frame.scale / CELLS_PER_DEGREE;
+  const cells = context.facilityCells.map((c) => {
+    const corner = project(frame, [c.col / CELLS_PER_DEGREE, (c.row + 1) / CELLS_PER_DEGREE]);
+    const w = Math.round(side * frame.xScale * 10) / 10;
+    const h = Math.round(side * 10) / 10;
+    return {
+      x: corner.x,
+      y: corner.y,
+      w,
+      h,
+      ceilingFt: c.ceilingFt,
+      color: advisoryColors.get(`facility_map:${c.airportId}:${c.row}:${c.col}`),
+      label: w >= LABELLED_CELL_PX ? String(c.ceilingFt) : undefined,
+    };
+  });
+  const airports = context.airports
+    .map((a) => ({ a, p: project(frame, [a.longitude, a.latitude] as Position) }))
+    .filter(({ p }) => inFrame(frame, p))
+    .map(({ a, p }) => ({ x: p.x, y: p.y, type: a.type, name: a.name, label: a.code ?? a.name }));
+  return {
+    width: frame.width,
+    height: frame.height,
+    boundaries,
+    areas,
+    cells,
+    airports,
+    scale: scaleBar(frame, unit),
+  };
+}
+
+/** Degrees across a shape's box: the order areas are drawn in. */
+function pathSpan(geometry: Geometry): number {
+  const polygons: Polygon["coordinates"][] =
+    geometry.type === "Polygon"
+      ? [geometry.coordinates]
+      : geometry.type === "MultiPolygon"
+        ? geometry.coordinates
+        : [];
+  let minX = Infinity;
+  let maxX = -Infinity;
+  let minY = Infinity;
+  let maxY = -Infinity;
+  for (const polygon of polygons)
+    for (const [x, y] of polygon[0] ?? []) {
+      minX = Math.min(minX, x);
+      maxX = Math.max(maxX, x);
+      minY = Math.min(minY, y);
+      maxY = Math.max(maxY, y);
+    }
+  return Number.isFinite(minX) ? (maxX - minX) * (maxY - minY) : 0;
+}
