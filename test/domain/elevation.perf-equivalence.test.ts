@@ -1,4 +1,11 @@
 import { describe, expect, it } from "vitest";
+import {
+  CARPET_VOID,
+  carpetBounds,
+  carpetJson,
+  carpetStats,
+  sampleCarpet,
+} from "../../worker/domain/elevation/carpet";
 import { decodeChunk, encodeChunk } from "../../worker/domain/elevation/chunk";
 import {
   carpetPositions,
@@ -6,6 +13,7 @@ import {
   interpolate,
   planCarpet,
   sampleElevations,
+  stats,
 } from "../../worker/domain/elevation/sampling";
 import { objectsOf, storeOf, tileOf } from "./elevationFixtures";
 
@@ -107,6 +115,76 @@ describe("sampleElevations answers as locating and interpolating each position a
     await sampleElevations(s.coverage, lats, lngs, "bilinear", s.load);
     expect(new Set(s.reads).size).toBe(s.reads.length);
     expect(s.reads).toHaveLength(3);
+  });
+});
+
+describe("sampleCarpet reads rows as the general sampler reads positions", () => {
+  const rectangles: [[number, number], [number, number]][] = [
+    [
+      [57.3, 11.3],
+      [57.7, 11.7],
+    ],
+    // Across a 3″/3″ edge (with voids), a 3″/30″ edge and whole degrees both ways.
+    [
+      [57.9, 11.8],
+      [58.1, 12.2],
+    ],
+    [
+      [57.05, 11.05],
+      [57.95, 11.95],
+    ],
+    [
+      [56.5, 10.5],
+      [58.5, 12.5],
+    ],
+    [
+      [57.9, 11.9],
+      [58.05, 12.05],
+    ],
+    // Off coverage entirely, and a sliver inside one chunk.
+    [
+      [10.1, 10.1],
+      [10.2, 10.2],
+    ],
+    [
+      [57.001, 11.001],
+      [57.0015, 11.0015],
+    ],
+  ];
+
+  it("gives the same samples, stats, bounds and JSON text", async () => {
+    const s = await store();
+    for (const [sw, ne] of rectangles) {
+      const plan = planCarpet(s.coverage, sw, ne);
+      if (!plan) continue;
+      const { lats, lngs } = carpetPositions(plan);
+      const expected = await sampleElevations(s.coverage, lats, lngs, "bilinear", s.load);
+      const carpet = await sampleCarpet(s.coverage, plan, s.load);
+      // Compared as text: toEqual over a million elements takes seconds.
+      const asNulls = Array.from(carpet.values, (v) => (v === CARPET_VOID ? null : v));
+      expect(JSON.stringify(asNulls)).toBe(JSON.stringify(expected));
+      // Beyond its chunk budget the carpet goes through the general sampler, to the same values.
+      const general = await sampleCarpet(s.coverage, plan, s.load, 0);
+      expect(general.values.join()).toBe(carpet.values.join());
+      expect(carpetStats(carpet)).toEqual(stats(expected));
+      expect(carpetBounds(plan)).toEqual({ sw: [lats[0], lngs[0]], ne: [lats.at(-1), lngs.at(-1)] });
+      const rows = Array.from({ length: plan.rows }, (_, r) =>
+        expected.slice(r * plan.cols, (r + 1) * plan.cols),
+      );
+      expect(new TextDecoder().decode(carpetJson(carpet))).toBe(JSON.stringify(rows));
+      const body = { status: "success", data: { bounds: carpetBounds(plan), stats: stats(expected) } };
+      const head = JSON.stringify(body).slice(0, -2);
+      expect(new TextDecoder().decode(carpetJson(carpet, `${head},"carpet":`, "}}"))).toBe(
+        JSON.stringify({ ...body, data: { ...body.data, carpet: rows } }),
+      );
+    }
+  });
+
+  it("has voids to write, rows on whole degrees and carpets coarser than the source", async () => {
+    const s = await store();
+    const voids = await sampleCarpet(s.coverage, planCarpet(s.coverage, [57.9, 11.8], [58.1, 12.2])!, s.load);
+    expect(voids.values.includes(CARPET_VOID)).toBe(true);
+    expect(planCarpet(s.coverage, [56.5, 10.5], [58.5, 12.5])!.step).toBeGreaterThan(3);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
 import { createRouter } from "../app";
+import { carpetBounds, carpetJson, carpetStats, sampleCarpet } from "../domain/elevation/carpet";
 import {
   PointsError,
   type PointsInput,
@@ -8,14 +9,7 @@ import {
   parseRectangle,
   pointsFrom,
 } from "../domain/elevation/points";
-import {
-  carpetPositions,
-  pathPositions,
-  planCarpet,
-  planPath,
-  sampleElevations,
-  stats,
-} from "../domain/elevation/sampling";
+import { pathPositions, planCarpet, planPath, sampleElevations } from "../domain/elevation/sampling";
 import type { AppEnv } from "../env";
 import { ApiError, badRequest } from "../lib/errors";
 import { success } from "../lib/jsend";
@@ -164,6 +158,9 @@ async function forPoints<T>(work: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/** JSON (UTF-8) known to spell a T. */
+type JsonBytes<T> = Uint8Array<ArrayBuffer> & { readonly __json?: T };
+
 function source(c: Context<AppEnv>) {
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
   return { load: chunkLoader(c.env.ELEVATION), coverage: () => coverage(c.env.ELEVATION, waitUntil) };
@@ -178,25 +175,32 @@ async function elevations(c: Context<AppEnv>, input: PointsInput, mode: "bilinea
   return forPoints(async () => sampleElevations(await coverage(), lats, lngs, mode, load));
 }
 
-async function carpetOf(c: Context<AppEnv>, input: PointsInput) {
+/**
+ * The carpet's whole JSend body as bytes: its rows (up to 1024² samples) are written straight from
+ * the sampled integers, never made into nested arrays for JSON.stringify. Same bytes as
+ * success(c, { bounds, stats, carpet }).
+ */
+async function carpetOf(c: Context<AppEnv>, input: PointsInput): Promise<JsonBytes<z.infer<typeof Carpet>>> {
   const { sw, ne } = await forPoints(() => parseRectangle(input));
   const { load, coverage } = source(c);
   const covered = await coverage();
   const plan = planCarpet(covered, sw, ne);
   if (!plan) throw noData();
-  const { lats, lngs } = carpetPositions(plan);
-  const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
-  const summary = stats(values);
+  const values = await forPoints(() => sampleCarpet(covered, plan, load));
+  const summary = carpetStats(values);
   if (!summary) throw noData();
-  const rows = Array.from({ length: plan.rows }, (_, r) => values.slice(r * plan.cols, (r + 1) * plan.cols));
-  return {
-    bounds: { sw: [lats[0]!, lngs[0]!], ne: [lats.at(-1)!, lngs.at(-1)!] } as {
-      sw: [number, number];
-      ne: [number, number];
-    },
-    stats: summary,
-    carpet: rows,
-  };
+  const head = JSON.stringify({ status: "success", data: { bounds: carpetBounds(plan), stats: summary } });
+  // head ends in "}}": the rows go in as the data object's last member.
+  return carpetJson(values, `${head.slice(0, -2)},"carpet":`, "}}") as JsonBytes<z.infer<typeof Carpet>>;
+}
+
+/** A JSend success body already written as JSON (UTF-8), typed as the JSON it spells. */
+function successJson<T>(c: Context<AppEnv>, json: JsonBytes<T>) {
+  return c.body(json, 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<
+    { status: "success"; data: T },
+    200,
+    "json"
+  >;
 }
 
 async function profileOf(c: Context<AppEnv>, input: PointsInput) {
@@ -222,8 +226,8 @@ export const elevationRoutes = createRouter()
     const body = c.req.valid("json");
     return success(c, await elevations(c, body.points, body.interpolation));
   })
-  .openapi(carpet, async (c) => success(c, await carpetOf(c, c.req.valid("query").points)))
-  .openapi(carpetPost, async (c) => success(c, await carpetOf(c, c.req.valid("json").points)))
+  .openapi(carpet, async (c) => successJson(c, await carpetOf(c, c.req.valid("query").points)))
+  .openapi(carpetPost, async (c) => successJson(c, await carpetOf(c, c.req.valid("json").points)))
   .openapi(path, async (c) => success(c, await profileOf(c, c.req.valid("query").points)))
   .openapi(pathPost, async (c) => success(c, await profileOf(c, c.req.valid("json").points)));
 
