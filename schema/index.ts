@@ -5,3 +5,4 @@ export * from "./deeplink";
 export * from "./flights";
 export * from "./pilots";
 export * from "./telemetry";
+export * from "./webhooks";

@@ -38,6 +38,7 @@ import { statusRoutes } from "./routes/status";
 import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
 import { weatherRoutes } from "./routes/weather";
+import { webhookRoutes } from "./routes/webhooks";
 import { noteRelaySeen } from "./services/relayHeartbeat";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -132,6 +133,7 @@ app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
+app.route("/", webhookRoutes);
 app.route("/", deeplinkRoutes);
 app.route("/", rulesRoutes);
 app.route("/", advisoryRoutes);

@@ -245,6 +245,15 @@ const ROUTES: ProtectedRoute[] = [
     overrides: { "own credentials": 404 },
   },
   { method: "GET", path: "/system/v1/status", guard: "key" },
+  // Conformance webhook: account-level, the API key alone; a fresh account has none to show or remove.
+  {
+    method: "PUT",
+    path: "/webhooks/v1/conformance",
+    guard: "key",
+    body: { url: "https://hooks.example.com/windsock" },
+  },
+  { method: "GET", path: "/webhooks/v1/conformance", guard: "key", overrides: { "own credentials": 404 } },
+  { method: "DELETE", path: "/webhooks/v1/conformance", guard: "key", overrides: { "own credentials": 404 } },
 ];
 
 /** The cast of every row: the victim pilot, a second pilot of the same account, another account. */

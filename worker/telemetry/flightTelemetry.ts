@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { ConformanceEvent } from "../domain/conformance";
 import type { Bindings } from "../env";
 import { type FreshRecord, LiveFeed } from "./liveFeed";
+import { WebhookOutbox } from "./webhookOutbox";
 
 /** One decoded record as the relay forwards it; (session, datagram, index) names it uniquely. */
 export interface TelemetryRecord {
@@ -69,6 +70,8 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   private tableReady = false;
   /** Conformance monitoring and the live stream (liveFeed.ts). */
   private readonly live = new LiveFeed(this.ctx, this.env);
+  /** Conformance events to the account's webhook, delivered by the alarm (webhookOutbox.ts). */
+  private readonly outbox = new WebhookOutbox(this.ctx, this.env);
 
   /** Stores the records not stored before, then monitors and streams them; returns how many were new. */
   async ingest(records: TelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
@@ -98,6 +101,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
       }
     });
     await this.live.stored(fresh);
+    if (stored > 0) await this.queueWebhooks();
     return { stored, duplicates: records.length - stored };
   }
 
@@ -147,6 +151,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     await this.ctx.storage.deleteAlarm();
     this.tableReady = false;
     this.live.reset();
+    this.outbox.reset();
   }
 
   /** Server-Sent Events of records and conformance events; `after` is the Last-Event-ID (null: only new). */
@@ -164,9 +169,36 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     this.live.setMonitoring(enabled);
   }
 
-  /** telemetry_lost: the alarm set after each batch of records fires after 15 s of silence. */
+  /**
+   * One alarm for two clocks: telemetry_lost (set after each batch of records for 15 s of silence,
+   * re-armed by the live feed whenever it runs early) and webhook deliveries (at once, then retries).
+   * The live feed sets its own time first; the outbox only moves the alarm earlier.
+   */
   override async alarm(): Promise<void> {
     await this.live.alarm();
+    try {
+      await this.outbox.collect();
+      await this.outbox.deliverDue();
+    } finally {
+      await this.armForWebhooks();
+    }
+  }
+
+  /** Queues new conformance events for the webhook; delivery waits for the alarm, never the ingest. */
+  private async queueWebhooks(): Promise<void> {
+    try {
+      if (await this.outbox.collect()) await this.armForWebhooks();
+    } catch (err) {
+      // Stored records stay stored; the next batch or alarm collects these events again.
+      console.error(JSON.stringify({ level: "error", message: "webhook queue failed", error: String(err) }));
+    }
+  }
+
+  private async armForWebhooks(): Promise<void> {
+    const due = this.outbox.nextDue();
+    if (due === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || due < current) await this.ctx.storage.setAlarm(due);
   }
 
   private ensureTable(): void {

@@ -1,0 +1,80 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  FIRST_RETRY_MS,
+  MAX_ATTEMPTS,
+  newSecret,
+  retryDelayMs,
+  secretProblem,
+  signatureHeader,
+  verifySignature,
+  webhookUrlProblem,
+} from "../../worker/domain/webhooks";
+
+describe("webhookUrlProblem", () => {
+  it("allows https, and http to this machine only in development", () => {
+    expect(webhookUrlProblem("https://hooks.example.com/windsock?team=7", false)).toBeNull();
+    expect(webhookUrlProblem("http://hooks.example.com/windsock", false)).toBe("must use https");
+    expect(webhookUrlProblem("http://127.0.0.1:8787/hook", false)).toBe("must use https");
+    expect(webhookUrlProblem("http://127.0.0.1:8787/hook", true)).toBeNull();
+    expect(webhookUrlProblem("http://localhost/hook", true)).toBeNull();
+    expect(webhookUrlProblem("http://10.0.0.1/hook", true)).toMatch(/https/);
+  });
+
+  it("refuses what is not an absolute URL, credentials and fragments", () => {
+    expect(webhookUrlProblem("hooks.example.com/x", false)).toMatch(/absolute URL/);
+    expect(webhookUrlProblem("ftp://hooks.example.com/x", false)).toBe("must use https");
+    expect(webhookUrlProblem("https://user:pw@hooks.example.com/x", false)).toMatch(/user name/);
+    expect(webhookUrlProblem("https://hooks.example.com/x#frag", false)).toMatch(/fragment/);
+    expect(webhookUrlProblem(`https://a.com/${"x".repeat(2100)}`, false)).toMatch(/absolute URL/);
+  });
+});
+
+describe("secrets", () => {
+  it("generates distinct 32-byte secrets that pass the checks", () => {
+    const a = newSecret();
+    expect(a).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(newSecret()).not.toBe(a);
+    expect(secretProblem(a)).toBeNull();
+  });
+
+  it("refuses short, long and non-printable secrets", () => {
+    expect(secretProblem("short")).toMatch(/at least 16/);
+    expect(secretProblem("x".repeat(257))).toMatch(/at most 256/);
+    expect(secretProblem("with a space in it!!")).toMatch(/printable/);
+  });
+});
+
+describe("signature", () => {
+  const secret = "whsec_test_secret_0123456789";
+  const body = '{"flight_id":"flight|1","event":{"type":"left_area"}}';
+
+  it("is the hex HMAC-SHA256 of `<t>.<body>`, as Node's crypto computes it", async () => {
+    const header = await signatureHeader(secret, body, 1_800_000_000);
+    const expected = createHmac("sha256", secret).update(`1800000000.${body}`).digest("hex");
+    expect(header).toBe(`t=1800000000,v1=${expected}`);
+  });
+
+  it("verifies within the tolerance and refuses tampering, other secrets and old timestamps", async () => {
+    const header = await signatureHeader(secret, body, 1_800_000_000);
+    expect(await verifySignature(secret, body, header, 1_800_000_100)).toBe(true);
+    expect(await verifySignature(secret, `${body} `, header, 1_800_000_100)).toBe(false);
+    expect(await verifySignature("whsec_other_secret_012345", body, header, 1_800_000_100)).toBe(false);
+    expect(await verifySignature(secret, body, header, 1_800_000_301)).toBe(false);
+    expect(await verifySignature(secret, body, "t=abc,v1=00", 1_800_000_000)).toBe(false);
+    expect(await verifySignature(secret, body, "t=1800000000", 1_800_000_000)).toBe(false);
+    // A second v1 (rotation) is accepted when one matches.
+    expect(await verifySignature(secret, body, `${header},v1=deadbeef`, 1_800_000_000)).toBe(true);
+  });
+});
+
+describe("retryDelayMs", () => {
+  it("doubles from 30 s and stops after the last attempt, about an hour in all", () => {
+    const delays = Array.from({ length: MAX_ATTEMPTS }, (_, i) => retryDelayMs(i + 1));
+    expect(delays.slice(0, -1)).toEqual([1, 2, 4, 8, 16, 32, 64].map((k) => k * FIRST_RETRY_MS));
+    expect(delays.at(-1)).toBeNull();
+    const total = delays.reduce<number>((sum, d) => sum + (d ?? 0), 0);
+    expect(total).toBeGreaterThan(55 * 60_000);
+    expect(total).toBeLessThan(70 * 60_000);
+  });
+});

@@ -1,0 +1,250 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { egm96, geoidHeight } from "../../worker/domain/geoid";
+import { MAX_ATTEMPTS, verifySignature } from "../../worker/domain/webhooks";
+import type { WebhookOutbox } from "../../worker/telemetry/webhookOutbox";
+import { objectsOf, tileOf } from "../domain/elevationFixtures";
+import { hour, iso } from "./flightFixtures";
+import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
+
+const GROUND = 100;
+const HOOK = "http://127.0.0.1:9/windsock-hook";
+
+const stubOf = (id: string) => env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(id));
+
+let account: TestAccount;
+let token: string;
+beforeAll(async () => {
+  const objects = await objectsOf([tileOf(10, 20, 3, () => GROUND)]);
+  for (const [key, bytes] of objects) await env.ELEVATION.put(key, bytes);
+  account = await createAccount();
+  ({ token } = await tokenFor(account, "webhook-pilot"));
+});
+
+interface Received {
+  url: string;
+  headers: Headers;
+  body: string;
+}
+
+/** A receiver for the flight's Durable Object: answers with `status` (or throws) and records what it got. */
+async function fakeEndpoint(flightId: string, answer: () => number | Error): Promise<Received[]> {
+  const received: Received[] = [];
+  await runInDurableObject(stubOf(flightId), (instance) => {
+    (instance as unknown as { outbox: WebhookOutbox }).outbox.fetcher = async (input, init) => {
+      const request = new Request(input, init);
+      received.push({ url: request.url, headers: request.headers, body: await request.text() });
+      const outcome = answer();
+      if (outcome instanceof Error) throw outcome;
+      return new Response("ok", { status: outcome });
+    };
+  });
+  return received;
+}
+
+async function register(body: Record<string, unknown>, apiKey = account.apiKey) {
+  return call("/webhooks/v1/conformance", { method: "PUT", apiKey, body });
+}
+
+async function flight(): Promise<string> {
+  const res = await call("/flight/v2/point", {
+    method: "POST",
+    apiKey: account.apiKey,
+    token,
+    body: {
+      latitude: 10.5,
+      longitude: 20.5,
+      buffer: 200,
+      max_altitude: 60,
+      start_time: iso(Date.now() - 60_000),
+      end_time: iso(Date.now() + hour),
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.data.id as string;
+}
+
+async function sendOutOfArea(id: string): Promise<void> {
+  // 11 km north of the area, 10 m above the ground: left_area only.
+  const lat = 10.6;
+  const lng = 20.5;
+  const sent = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, {
+    method: "POST",
+    apiKey: account.apiKey,
+    token,
+    body: {
+      states: [
+        {
+          timestamp: { value: iso(Date.now()), format: "RFC3339" },
+          position: { lat, lng, alt: GROUND + 10 + geoidHeight(egm96(), lat, lng), accuracy_h: "HA3m" },
+          track: 0,
+          speed: 10,
+          vertical_speed: 0,
+        },
+      ],
+    },
+  });
+  expect(sent.status, sent.text).toBe(200);
+}
+
+/**
+ * Runs the flight's alarm and waits until the receiver got `count` requests and the outbox recorded
+ * them: the alarm set at once by the ingest may also fire on its own, concurrently.
+ */
+async function alarmUntil(id: string, received: Received[], count: number, status = "delivered") {
+  await runDurableObjectAlarm(stubOf(id));
+  await vi.waitFor(async () => {
+    expect(received).toHaveLength(count);
+    const [row] = await deliveries(id);
+    expect(row?.attempts).toBe(count);
+    expect(row?.status).toBe(status);
+  });
+}
+
+function deliveries(id: string) {
+  return runInDurableObject(stubOf(id), (instance) =>
+    (instance as unknown as { outbox: WebhookOutbox }).outbox.deliveries(),
+  );
+}
+
+describe("registration", () => {
+  it("stores the webhook, returns a generated secret once, shows it without, and removes it", async () => {
+    const own = await createAccount();
+    expect((await call("/webhooks/v1/conformance", { apiKey: own.apiKey })).status).toBe(404);
+    const put = await register({ url: "https://hooks.example.com/windsock" }, own.apiKey);
+    expect(put.status, put.text).toBe(200);
+    expect(put.json.data).toMatchObject({ url: "https://hooks.example.com/windsock" });
+    expect(put.json.data.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    const shown = await call("/webhooks/v1/conformance", { apiKey: own.apiKey });
+    expect(shown.status).toBe(200);
+    expect(shown.json.data).toEqual({
+      url: "https://hooks.example.com/windsock",
+      created_at: put.json.data.created_at,
+      updated_at: put.json.data.updated_at,
+    });
+    // Replacing keeps the first registration time; a chosen secret is kept as given.
+    const replaced = await register(
+      { url: "https://hooks.example.com/v2", secret: "my-own-secret-0123456789" },
+      own.apiKey,
+    );
+    expect(replaced.json.data).toMatchObject({
+      url: "https://hooks.example.com/v2",
+      secret: "my-own-secret-0123456789",
+      created_at: put.json.data.created_at,
+    });
+    // Another account sees nothing of it.
+    const other = await createAccount();
+    expect((await call("/webhooks/v1/conformance", { apiKey: other.apiKey })).status).toBe(404);
+    const removed = await call("/webhooks/v1/conformance", { method: "DELETE", apiKey: own.apiKey });
+    expect(removed.status).toBe(200);
+    expect((await call("/webhooks/v1/conformance", { apiKey: own.apiKey })).status).toBe(404);
+    expect((await call("/webhooks/v1/conformance", { method: "DELETE", apiKey: own.apiKey })).status).toBe(
+      404,
+    );
+  });
+
+  it("refuses bad URLs and secrets with a 400 naming the field", async () => {
+    const own = await createAccount();
+    for (const [body, field] of [
+      [{ url: "http://hooks.example.com/x" }, "url"],
+      [{ url: "not a url" }, "url"],
+      [{ url: "https://u:p@hooks.example.com/x" }, "url"],
+      [{ url: "https://hooks.example.com/x", secret: "short" }, "secret"],
+      [{}, "url"],
+    ] as const) {
+      const res = await register(body, own.apiKey);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.status).toBe("fail");
+      expect(res.json.data.errors.map((e: { name: string }) => e.name)).toContain(field);
+    }
+    expect((await call("/webhooks/v1/conformance", { method: "PUT", body: { url: HOOK } })).status).toBe(401);
+  });
+});
+
+describe("delivery", () => {
+  it("POSTs a signed conformance event when a flight leaves its area", async () => {
+    const put = await register({ url: HOOK });
+    expect(put.status, put.text).toBe(200);
+    const secret = put.json.data.secret as string;
+    const id = await flight();
+    const received = await fakeEndpoint(id, () => 200);
+    await sendOutOfArea(id);
+    // Ingest only queued it; the alarm delivers (it may already have fired on its own).
+    await alarmUntil(id, received, 1);
+    const [got] = received;
+    const body = JSON.parse(got!.body);
+    expect(body.flight_id).toBe(id);
+    expect(body.event).toMatchObject({ type: "left_area", latitude: 10.6, longitude: 20.5 });
+    const conformance = await call(`/flight/v2/${encodeURIComponent(id)}/conformance`, {
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(body.event).toEqual(conformance.json.data.results[0]);
+    expect(got!.headers.get("content-type")).toBe("application/json");
+    expect(got!.headers.get("windsock-event-id")).toMatch(new RegExp(`^${id.replace(/[|]/g, "\\|")}#\\d+$`));
+    const signature = got!.headers.get("windsock-signature")!;
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(await verifySignature(secret, got!.body, signature, Math.floor(Date.now() / 1000))).toBe(true);
+    expect(
+      await verifySignature(
+        "whsec_wrong_secret_0000000",
+        got!.body,
+        signature,
+        Math.floor(Date.now() / 1000),
+      ),
+    ).toBe(false);
+    expect((await deliveries(id)).map((d) => [d.status, d.attempts])).toEqual([["delivered", 1]]);
+    // The alarm goes back to watching for telemetry_lost, 15 s after the record.
+    const alarm = await runInDurableObject(stubOf(id), (_, ctx) => ctx.storage.getAlarm());
+    expect(alarm! - Date.now()).toBeGreaterThan(5_000);
+    // Delivered once: another alarm sends nothing more.
+    await runDurableObjectAlarm(stubOf(id));
+    expect(received).toHaveLength(1);
+  });
+
+  it("retries a failing endpoint on later alarms with backoff, then gives up and records it", async () => {
+    expect((await register({ url: HOOK })).status).toBe(200);
+    let failures = 0;
+    const id = await flight();
+    const received = await fakeEndpoint(id, () =>
+      failures++ % 2 === 0 ? 503 : new Error("connection refused"),
+    );
+    await sendOutOfArea(id);
+    await alarmUntil(id, received, 1, "pending");
+    let [row] = await deliveries(id);
+    expect(row).toMatchObject({ status: "pending", attempts: 1, last_error: "HTTP 503" });
+    expect(row!.next_at - Date.now()).toBeGreaterThan(20_000);
+    // The alarm is armed for the retry (no later than it).
+    const alarm = await runInDurableObject(stubOf(id), (_, ctx) => ctx.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThanOrEqual(row!.next_at);
+    // Not due yet: an early alarm does not attempt it again.
+    await runDurableObjectAlarm(stubOf(id));
+    expect(received).toHaveLength(1);
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+      await runInDurableObject(stubOf(id), async (_, ctx) => {
+        ctx.storage.sql.exec("UPDATE webhook_outbox SET next_at = ?", Date.now() - 1);
+        await ctx.storage.setAlarm(Date.now());
+      });
+      await alarmUntil(id, received, attempt, attempt < MAX_ATTEMPTS ? "pending" : "failed");
+    }
+    [row] = await deliveries(id);
+    expect(row).toMatchObject({ status: "failed", attempts: MAX_ATTEMPTS });
+    expect(row!.last_error).toMatch(/connection refused|HTTP 503/);
+    // Every attempt carried the same event id and body.
+    expect(new Set(received.map((r) => r.headers.get("windsock-event-id"))).size).toBe(1);
+    expect(new Set(received.map((r) => r.body)).size).toBe(1);
+  });
+
+  it("sends nothing for an account without a webhook, nor after it was removed", async () => {
+    expect(
+      (await call("/webhooks/v1/conformance", { method: "DELETE", apiKey: account.apiKey })).status,
+    ).toBe(200);
+    const id = await flight();
+    const received = await fakeEndpoint(id, () => 200);
+    await sendOutOfArea(id);
+    await runDurableObjectAlarm(stubOf(id));
+    expect(received).toEqual([]);
+    expect(await deliveries(id)).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+import { toHex } from "../lib/hash";
+
+/**
+ * Conformance webhooks, the pure parts: which URLs may receive them, the Stripe-style signature
+ * (`Windsock-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) and the retry schedule.
+ */
+
+export const SIGNATURE_HEADER = "Windsock-Signature";
+export const EVENT_ID_HEADER = "Windsock-Event-Id";
+/** Attempts before a delivery is given up: the first at once, then after 30 s, 1, 2, 4, 8, 16, 32 min (~64 min in all). */
+export const MAX_ATTEMPTS = 8;
+export const FIRST_RETRY_MS = 30_000;
+/** Each attempt is abandoned after this long and counted as failed. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** A receiver should refuse signatures older than this (replays). */
+export const SIGNATURE_TOLERANCE_S = 300;
+const MAX_URL_LENGTH = 2048;
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Why `url` cannot receive webhooks, or null: https only; http only to this machine in development. */
+export function webhookUrlProblem(url: string, allowLocalHttp: boolean): string | null {
+  if (url.length > MAX_URL_LENGTH || !/^[a-z][a-z0-9+.-]*:\/\//i.test(url))
+    return "must be an absolute URL such as https://app.example.com/windsock";
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "must be an absolute URL such as https://app.example.com/windsock";
+  }
+  if (!parsed.hostname) return "must be an absolute URL such as https://app.example.com/windsock";
+  if (parsed.username || parsed.password) return "must not carry a user name or password";
+  if (parsed.hash || url.includes("#")) return "must not carry a fragment";
+  if (parsed.protocol === "https:") return null;
+  if (parsed.protocol === "http:" && allowLocalHttp && LOCAL_HOSTS.has(parsed.hostname)) return null;
+  return allowLocalHttp ? "must use https (http only for localhost or 127.0.0.1)" : "must use https";
+}
+
+/** Why a chosen signing secret is unusable, or null. */
+export function secretProblem(secret: string): string | null {
+  if (secret.length < 16) return "must be at least 16 characters";
+  if (secret.length > 256) return "must be at most 256 characters";
+  if (!/^[\x21-\x7e]+$/.test(secret)) return "must be printable ASCII without spaces";
+  return null;
+}
+
+/** A fresh signing secret: `whsec_` and 32 random bytes in hex. */
+export function newSecret(): string {
+  return `whsec_${toHex(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+/**
+ * Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed, or null when
+ * `attempt` was the last: 30 s, 1, 2, 4, 8, 16, 32 min.
+ */
+export function retryDelayMs(attempt: number): number | null {
+  if (attempt >= MAX_ATTEMPTS) return null;
+  return FIRST_RETRY_MS * 2 ** (attempt - 1);
+}
+
+/** Whether a receiver's answer counts as delivered. */
+export const delivered = (status: number) => status >= 200 && status < 300;
+
+async function hmacHex(secret: string, message: string): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw",
+    enc.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(message))));
+}
+
+/** The `Windsock-Signature` value for `body` sent at `unixSeconds`. */
+export async function signatureHeader(secret: string, body: string, unixSeconds: number): Promise<string> {
+  return `t=${unixSeconds},v1=${await hmacHex(secret, `${unixSeconds}.${body}`)}`;
+}
+
+/**
+ * What a receiver does (and the tests check): the header parses, one `v1` matches the body's HMAC, and
+ * `t` is within the tolerance of now. Several `v1` are accepted (a future secret rotation signs twice).
+ */
+export async function verifySignature(
+  secret: string,
+  body: string,
+  header: string,
+  nowSeconds: number,
+  toleranceSeconds = SIGNATURE_TOLERANCE_S,
+): Promise<boolean> {
+  const parts = header.split(",").map((p) => p.trim().split("="));
+  const t = parts.find(([k]) => k === "t")?.[1];
+  const signatures = parts.filter(([k]) => k === "v1").map(([, v]) => v ?? "");
+  if (!t || !/^\d+$/.test(t) || signatures.length === 0) return false;
+  if (Math.abs(nowSeconds - Number(t)) > toleranceSeconds) return false;
+  const expected = await hmacHex(secret, `${t}.${body}`);
+  return signatures.some((s) => constantTimeEqual(s, expected));
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

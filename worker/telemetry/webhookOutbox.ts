@@ -1,0 +1,238 @@
+import {
+  ATTEMPT_TIMEOUT_MS,
+  delivered,
+  EVENT_ID_HEADER,
+  retryDelayMs,
+  SIGNATURE_HEADER,
+  signatureHeader,
+} from "../domain/webhooks";
+import type { Bindings } from "../env";
+import { webhookOfFlight } from "../store/webhooks";
+
+/**
+ * Conformance webhooks, from the flight's Durable Object: after its conformance events are kept
+ * (liveFeed.ts), the new ones are queued in this outbox (one row per event, in the flight's own
+ * SQLite, so a restart loses nothing) when the flight's account registered a webhook; the DO alarm
+ * delivers them, never the ingest itself. A failed attempt is retried on the schedule of
+ * `retryDelayMs` until MAX_ATTEMPTS, then kept as `failed` (with its last error) and logged.
+ */
+
+const CREATE_TABLES = `
+  CREATE TABLE IF NOT EXISTS webhook_outbox (
+    seq INTEGER PRIMARY KEY,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL,
+    last_error TEXT
+  );
+  CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox (status, next_at);
+  CREATE TABLE IF NOT EXISTS webhook_cursor (k TEXT PRIMARY KEY, seq INTEGER NOT NULL);`;
+
+/** Deliveries attempted in one alarm; more wait for the next (scheduled at once). */
+const BATCH = 25;
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "dropped";
+
+export class WebhookOutbox {
+  private ready = false;
+  /** Highest conformance event seq already looked at (queued or not: no webhook then). */
+  private cursor: number | undefined;
+  /** Outbound requests; the tests put a fake receiver here (a DO's `fetch` is not the test's global). */
+  fetcher: (input: string, init: RequestInit) => Promise<Response> = (input, init) => fetch(input, init);
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Bindings,
+  ) {}
+
+  /**
+   * Queues the conformance events kept since the last call for the account's webhook; true when any
+   * was queued (the caller schedules the alarm). Events of a flight whose account has no webhook
+   * are passed over: a webhook registered later receives only later events.
+   */
+  async collect(now = Date.now()): Promise<boolean> {
+    const sql = this.ctx.storage.sql;
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'conformance_events'").toArray().length === 0)
+      return false;
+    this.ensureTables();
+    const after = this.lastCursor();
+    const events = sql
+      .exec<{ seq: number; body: string }>(
+        "SELECT seq, body FROM conformance_events WHERE seq > ? ORDER BY seq",
+        after,
+      )
+      .toArray();
+    if (events.length === 0) return false;
+    const flightId = this.ctx.id.name ?? "";
+    // Read only on a transition (events are rare): the registration as it is now.
+    const webhook = flightId ? await webhookOfFlight(this.env.DB, flightId) : null;
+    const last = events.at(-1)!.seq;
+    this.ctx.storage.transactionSync(() => {
+      if (webhook) {
+        for (const e of events) {
+          const body = `{"flight_id":${JSON.stringify(flightId)},"event":${e.body}}`;
+          sql.exec(
+            "INSERT OR IGNORE INTO webhook_outbox (seq, body, status, attempts, next_at) VALUES (?, ?, 'pending', 0, ?)",
+            e.seq,
+            body,
+            now,
+          );
+        }
+      }
+      sql.exec("INSERT OR REPLACE INTO webhook_cursor (k, seq) VALUES ('events', ?)", last);
+    });
+    this.cursor = last;
+    return webhook !== null;
+  }
+
+  /** When the next pending delivery is due, or null. */
+  nextDue(): number | null {
+    if (!this.hasTables()) return null;
+    return (
+      this.ctx.storage.sql
+        .exec<{ m: number | null }>("SELECT MIN(next_at) AS m FROM webhook_outbox WHERE status = 'pending'")
+        .one().m ?? null
+    );
+  }
+
+  /** Attempts every due delivery (at most BATCH), each with its own time-out, signed with the current secret. */
+  async deliverDue(now = Date.now()): Promise<void> {
+    if (!this.hasTables()) return;
+    const sql = this.ctx.storage.sql;
+    const due = sql
+      .exec<{ seq: number; body: string; attempts: number }>(
+        "SELECT seq, body, attempts FROM webhook_outbox WHERE status = 'pending' AND next_at <= ? ORDER BY seq LIMIT ?",
+        now,
+        BATCH,
+      )
+      .toArray();
+    if (due.length === 0) return;
+    const flightId = this.ctx.id.name ?? "";
+    const webhook = flightId ? await webhookOfFlight(this.env.DB, flightId) : null;
+    if (!webhook) {
+      // Unregistered since: nothing to deliver to, and no secret to sign with.
+      for (const d of due)
+        sql.exec(
+          "UPDATE webhook_outbox SET status = 'dropped', last_error = 'webhook removed' WHERE seq = ?",
+          d.seq,
+        );
+      return;
+    }
+    for (const d of due) {
+      const error = await this.attempt(webhook.url, webhook.secret, `${flightId}#${d.seq}`, d.body);
+      const attempts = d.attempts + 1;
+      if (error === null) {
+        sql.exec(
+          "UPDATE webhook_outbox SET status = 'delivered', attempts = ?, last_error = NULL WHERE seq = ?",
+          attempts,
+          d.seq,
+        );
+        continue;
+      }
+      const delay = retryDelayMs(attempts);
+      if (delay === null) {
+        sql.exec(
+          "UPDATE webhook_outbox SET status = 'failed', attempts = ?, last_error = ? WHERE seq = ?",
+          attempts,
+          error,
+          d.seq,
+        );
+        console.error(
+          JSON.stringify({
+            level: "error",
+            message: "conformance webhook given up",
+            flight_id: flightId,
+            event_id: `${flightId}#${d.seq}`,
+            attempts,
+            error,
+          }),
+        );
+      } else {
+        sql.exec(
+          "UPDATE webhook_outbox SET attempts = ?, next_at = ?, last_error = ? WHERE seq = ?",
+          attempts,
+          Date.now() + delay,
+          error,
+          d.seq,
+        );
+      }
+    }
+  }
+
+  /** Every delivery of the flight, oldest first (tests and operators). */
+  deliveries(): {
+    seq: number;
+    status: DeliveryStatus;
+    attempts: number;
+    next_at: number;
+    last_error: string | null;
+  }[] {
+    if (!this.hasTables()) return [];
+    return this.ctx.storage.sql
+      .exec<{
+        seq: number;
+        status: DeliveryStatus;
+        attempts: number;
+        next_at: number;
+        last_error: string | null;
+      }>("SELECT seq, status, attempts, next_at, last_error FROM webhook_outbox ORDER BY seq")
+      .toArray();
+  }
+
+  /** Forgets everything (the flight's storage was erased). */
+  reset(): void {
+    this.ready = false;
+    this.cursor = undefined;
+  }
+
+  /** One POST; null when delivered, else why not. */
+  private async attempt(url: string, secret: string, eventId: string, body: string): Promise<string | null> {
+    try {
+      const signature = await signatureHeader(secret, body, Math.floor(Date.now() / 1000));
+      const res = await this.fetcher(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "Windsock-Webhooks/1",
+          [SIGNATURE_HEADER]: signature,
+          [EVENT_ID_HEADER]: eventId,
+        },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      // The answer's body is not needed; release the connection.
+      await res.body?.cancel();
+      return delivered(res.status) ? null : `HTTP ${res.status}`;
+    } catch (err) {
+      return err instanceof Error && err.name === "TimeoutError"
+        ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
+        : String(err);
+    }
+  }
+
+  private lastCursor(): number {
+    if (this.cursor === undefined) {
+      const row = this.ctx.storage.sql
+        .exec<{ seq: number }>("SELECT seq FROM webhook_cursor WHERE k = 'events'")
+        .toArray()[0];
+      this.cursor = row?.seq ?? 0;
+    }
+    return this.cursor;
+  }
+
+  private ensureTables(): void {
+    if (this.ready) return;
+    this.ctx.storage.sql.exec(CREATE_TABLES);
+    this.ready = true;
+  }
+
+  private hasTables(): boolean {
+    if (this.ready) return true;
+    this.ready =
+      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'webhook_outbox'").toArray()
+        .length > 0;
+    return this.ready;
+  }
+}
