@@ -34,7 +34,9 @@ Options (each also read from the environment variable in brackets; flags win):
                           [RELAY_FLIGHT_ID_PATTERN] (^flight\\|[0-9A-Za-z]{22}$, the ids the worker issues)
   --batch-size <n>        records per post to the worker, at most 2000 [RELAY_BATCH_SIZE] (1000)
   --batch-ms <n>          longest wait before a partial batch is posted [RELAY_BATCH_MS] (200)
-  --max-queue <n>         records held in memory before batches spill to the spool [RELAY_MAX_QUEUE] (20000)
+  --max-queue-mb <n>      records held in memory, as the JSON text they are posted as, before the
+                          oldest batches spill to the spool [RELAY_MAX_QUEUE_MB] (64)
+  --max-queue <n>         the same as a number of records, 0 for no limit but the bytes [RELAY_MAX_QUEUE] (0)
   --max-in-flight <n>     concurrent posts to the worker [RELAY_MAX_IN_FLIGHT] (4)
   --key-ttl-ms <n>        how long a session key is trusted before it is looked up again [RELAY_KEY_TTL_MS] (30000)
   --unknown-ttl-ms <n>    how long "no open session" is trusted [RELAY_UNKNOWN_TTL_MS] (2000)
@@ -64,6 +66,7 @@ export interface RelayConfig {
   batchSize: number;
   batchDelayMs: number;
   maxQueuedRecords: number;
+  maxQueuedBytes: number;
   maxInFlight: number;
   keyTtlMs: number;
   unknownTtlMs: number;
@@ -85,7 +88,8 @@ const NUMERIC = {
   "lookup-burst": ["RELAY_LOOKUP_BURST", 2000],
   "batch-size": ["RELAY_BATCH_SIZE", 1000],
   "batch-ms": ["RELAY_BATCH_MS", 200],
-  "max-queue": ["RELAY_MAX_QUEUE", 20_000],
+  "max-queue": ["RELAY_MAX_QUEUE", 0],
+  "max-queue-mb": ["RELAY_MAX_QUEUE_MB", 64],
   "max-in-flight": ["RELAY_MAX_IN_FLIGHT", 4],
   "key-ttl-ms": ["RELAY_KEY_TTL_MS", 30_000],
   "unknown-ttl-ms": ["RELAY_UNKNOWN_TTL_MS", 2000],
@@ -159,6 +163,7 @@ export function readConfig(argv: string[], env: Record<string, string | undefine
     batchSize,
     batchDelayMs: number("batch-ms")!,
     maxQueuedRecords: number("max-queue")!,
+    maxQueuedBytes: number("max-queue-mb")! * 1024 * 1024,
     maxInFlight: Math.max(1, number("max-in-flight")!),
     keyTtlMs: number("key-ttl-ms")!,
     unknownTtlMs: number("unknown-ttl-ms")!,

@@ -53,6 +53,17 @@ export function parseDatagram(datagram: Buffer): Datagram | FramingError {
  */
 export const FLIGHT_ID = /^flight\|[0-9A-Za-z]{22}$/;
 
+/** Whether a decrypted payload is a run of whole records (what splitRecords checks, without the array). */
+export function validFraming(payload: Buffer): boolean {
+  let offset = 0;
+  while (offset < payload.length) {
+    if (offset + RECORD_HEADER_BYTES > payload.length) return false;
+    offset += RECORD_HEADER_BYTES + payload.readUInt16BE(offset + 2);
+    if (offset > payload.length) return false;
+  }
+  return true;
+}
+
 /** The records of a decrypted payload; undefined when a header claims more bytes than remain. */
 export function splitRecords(payload: Buffer): RawRecord[] | undefined {
   const records: RawRecord[] = [];

@@ -9,19 +9,57 @@ export interface ForwarderOptions {
   batchSize: number;
   /** …or when its first record has waited this long. */
   batchDelayMs: number;
-  /** Records held in memory at most; beyond, the oldest batches go to the spool. */
+  /** Records held in memory at most; beyond, the oldest batches go to the spool (0: no limit)… */
   maxQueuedRecords: number;
+  /** …and their JSON text in bytes (UTF-16 code units) at most; no limit when absent. */
+  maxQueuedBytes?: number;
   maxInFlight: number;
   retryBaseMs: number;
   retryMaxMs: number;
 }
 
-/** A batch in memory, or one read back from the spool (then `file` names it). */
+/** A batch in memory (`text`, its JSON), or one read back from the spool (then `file` names it). */
 interface Batch {
-  sessions?: SessionRecords[];
+  /** The batch as the JSON text of a SessionRecords[]: posted and spooled without another stringify. */
+  text?: string;
   file?: SpoolFile;
   /** Records in the batch. */
   size: number;
+  /** The received_at of its oldest record. */
+  firstReceivedAt?: number;
+  /** session id → flight id of its sessions, for onRefused. */
+  flights?: Map<string, string>;
+}
+
+/** A session's part of the batch being filled: its rows and datagram identities as JSON text. */
+interface PendingSession {
+  flightId: string;
+  sessionId: string;
+  rows: string;
+  datagrams: string;
+}
+
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** JSON of the type names of rows, built once per name. */
+const quotedNames = new Map<string, string>();
+function quoted(name: string): string {
+  let text = quotedNames.get(name);
+  if (text === undefined) {
+    text = JSON.stringify(name);
+    quotedNames.set(name, text);
+  }
+  return text;
+}
+
+/**
+ * A row as JSON text. Its numbers are finite (the intake checks them), for which String() and
+ * JSON.stringify() agree.
+ */
+function rowText(row: RecordRow): string {
+  let text = `[${row[0]},${row[1]},${quoted(row[2])},${row[3]},${row[4]}`;
+  for (let i = 5; i < row.length; i++) text += `,${row[i] as number}`;
+  return `${text}]`;
 }
 
 /**
@@ -32,13 +70,17 @@ interface Batch {
  */
 export class Forwarder {
   /** The batch being filled, by session. */
-  private pending = new Map<string, SessionRecords>();
+  private pending = new Map<string, PendingSession>();
   private pendingSize = 0;
+  private pendingBytes = 0;
+  private pendingFirstReceivedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly waiting: Batch[] = [];
   private waitingRecords = 0;
+  private waitingBytes = 0;
   private readonly inFlight = new Set<Batch>();
   private inFlightRecords = 0;
+  private inFlightBytes = 0;
   private readonly spoolWrites = new Set<Promise<unknown>>();
   private consecutiveFailures = 0;
   private pausedUntil = 0;
@@ -47,7 +89,8 @@ export class Forwarder {
   private closing = false;
 
   constructor(
-    private readonly post: (sessions: SessionRecords[]) => Promise<IngestResult>,
+    /** Posts the JSON text of a SessionRecords[]. */
+    private readonly post: (sessions: string) => Promise<IngestResult>,
     private readonly spool: Spool,
     private readonly options: ForwarderOptions,
     private readonly metrics: RelayMetrics,
@@ -61,6 +104,11 @@ export class Forwarder {
     return this.pendingSize + this.waitingRecords + this.inFlightRecords;
   }
 
+  /** The JSON text of the records in memory, in UTF-16 code units (about bytes: the text is ASCII). */
+  get queuedBytes(): number {
+    return this.pendingBytes + this.waitingBytes + this.inFlightBytes;
+  }
+
   /** Starts posting: spooled batches from an earlier run go out as soon as the worker answers. */
   start(): void {
     if (this.spool.batches > 0) {
@@ -69,20 +117,23 @@ export class Forwarder {
     this.pump();
   }
 
-  /** Queues a record; `datagram` names its datagram, so the worker stores it once however it arrives. */
+  /**
+   * Queues a record; `datagram` names its datagram, so the worker stores it once however it arrives.
+   * The row is copied into the batch's text at once: the caller may reuse it.
+   */
   enqueue(flightId: string, sessionId: string, row: RecordRow, datagram: string): void {
+    const text = rowText(row);
+    // Datagram identities are base64: printable ASCII without quote or backslash needs no escaping.
+    const id = PLAIN.test(datagram) ? `"${datagram}"` : JSON.stringify(datagram);
     const session = this.pending.get(sessionId);
     if (session) {
-      session.records.push(row);
-      session.datagrams!.push(datagram);
+      session.rows += `,${text}`;
+      session.datagrams += `,${id}`;
     } else {
-      this.pending.set(sessionId, {
-        flight_id: flightId,
-        session_id: sessionId,
-        records: [row],
-        datagrams: [datagram],
-      });
+      this.pending.set(sessionId, { flightId, sessionId, rows: text, datagrams: id });
     }
+    if (this.pendingSize === 0) this.pendingFirstReceivedAt = row[4];
+    this.pendingBytes += text.length + id.length + 2;
     this.pendingSize++;
     if (this.pendingSize >= this.options.batchSize) this.cut();
     else if (this.pendingSize === 1) this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
@@ -107,8 +158,8 @@ export class Forwarder {
     let spooled = 0;
     for (const batch of [...this.waiting, ...this.inFlight]) {
       // Batches read from the spool are still on disk; posts in flight may land too, harmlessly twice.
-      if (!batch.sessions) continue;
-      if (this.spool.writeSync(batch.sessions, batch.size)) spooled += batch.size;
+      if (batch.text === undefined) continue;
+      if (this.spool.writeSync(batch.text, batch.size)) spooled += batch.size;
       else this.metrics.recordsDropped.inc({ reason: "spool_full" }, batch.size);
     }
     this.waiting.length = 0;
@@ -118,21 +169,47 @@ export class Forwarder {
   private cut(): void {
     clearTimeout(this.timer);
     if (this.pendingSize === 0) return;
-    this.waiting.push({ sessions: [...this.pending.values()], size: this.pendingSize });
+    const flights = new Map<string, string>();
+    const parts: string[] = [];
+    for (const s of this.pending.values()) {
+      flights.set(s.sessionId, s.flightId);
+      parts.push(
+        `{"flight_id":${JSON.stringify(s.flightId)},"session_id":${JSON.stringify(s.sessionId)},` +
+          `"records":[${s.rows}],"datagrams":[${s.datagrams}]}`,
+      );
+    }
+    const text = `[${parts.join(",")}]`;
+    this.waiting.push({
+      text,
+      size: this.pendingSize,
+      firstReceivedAt: this.pendingFirstReceivedAt,
+      flights,
+    });
     this.waitingRecords += this.pendingSize;
+    this.waitingBytes += text.length;
     this.pending = new Map();
     this.pendingSize = 0;
+    this.pendingBytes = 0;
     this.spillOverflow();
     this.pump();
   }
 
+  private overflowing(): boolean {
+    const { maxQueuedRecords, maxQueuedBytes } = this.options;
+    return (
+      (maxQueuedRecords > 0 && this.queuedRecords > maxQueuedRecords) ||
+      (maxQueuedBytes !== undefined && this.queuedBytes > maxQueuedBytes)
+    );
+  }
+
   /** Keeps memory bounded: the oldest waiting batches move to the spool. */
   private spillOverflow(): void {
-    while (this.queuedRecords > this.options.maxQueuedRecords && this.waiting.length > 0) {
+    while (this.waiting.length > 0 && this.overflowing()) {
       const batch = this.waiting.shift()!;
       this.waitingRecords -= batch.size;
+      this.waitingBytes -= batch.text!.length;
       const write = this.spool
-        .write(batch.sessions!, batch.size)
+        .write(batch.text!, batch.size)
         .then(
           (written) => {
             if (!written) this.metrics.recordsDropped.inc({ reason: "spool_full" }, batch.size);
@@ -173,7 +250,10 @@ export class Forwarder {
     };
     const fromMemory = () => {
       const batch = this.waiting.shift();
-      if (batch) this.waitingRecords -= batch.size;
+      if (batch) {
+        this.waitingRecords -= batch.size;
+        this.waitingBytes -= batch.text!.length;
+      }
       return batch;
     };
     return this.preferSpool ? (fromSpool() ?? fromMemory()) : (fromMemory() ?? fromSpool());
@@ -181,13 +261,16 @@ export class Forwarder {
 
   private async send(batch: Batch): Promise<void> {
     this.inFlight.add(batch);
-    if (batch.sessions) this.inFlightRecords += batch.size;
+    if (batch.text !== undefined) {
+      this.inFlightRecords += batch.size;
+      this.inFlightBytes += batch.text.length;
+    }
     try {
-      const sessions = batch.sessions ?? (await this.readSpooled(batch.file!));
-      if (!sessions) return;
-      const result = await this.post(sessions);
+      const text = batch.text ?? (await this.readSpooled(batch));
+      if (text === undefined) return;
+      const result = await this.post(text);
       this.settle(batch);
-      this.succeeded(sessions, result);
+      this.succeeded(batch, result);
       if (batch.file) await this.spool.remove(batch.file);
     } catch (err) {
       this.settle(batch);
@@ -200,12 +283,22 @@ export class Forwarder {
 
   /** The batch is no longer in flight (idempotent). */
   private settle(batch: Batch): void {
-    if (this.inFlight.delete(batch) && batch.sessions) this.inFlightRecords -= batch.size;
+    if (this.inFlight.delete(batch) && batch.text !== undefined) {
+      this.inFlightRecords -= batch.size;
+      this.inFlightBytes -= batch.text.length;
+    }
   }
 
-  private async readSpooled(file: SpoolFile): Promise<SessionRecords[] | undefined> {
+  /** A spooled batch's text, checked and described (its flights, its oldest record) on the way. */
+  private async readSpooled(batch: Batch): Promise<string | undefined> {
+    const file = batch.file!;
     try {
-      return await this.spool.read(file);
+      const text = await this.spool.read(file);
+      const sessions = JSON.parse(text) as SessionRecords[];
+      if (!Array.isArray(sessions)) throw new Error("not a list of sessions");
+      batch.flights = new Map(sessions.map((s) => [s.session_id, s.flight_id]));
+      batch.firstReceivedAt = sessions[0]?.records?.[0]?.[4];
+      return text;
     } catch (err) {
       this.log.error("unreadable spool file set aside", { file: file.name, error: String(err) });
       this.metrics.recordsDropped.inc({ reason: "spool_unreadable" }, file.records);
@@ -214,21 +307,22 @@ export class Forwarder {
     }
   }
 
-  private succeeded(sessions: SessionRecords[], result: IngestResult): void {
+  private succeeded(batch: Batch, result: IngestResult): void {
     if (this.consecutiveFailures > 0)
       this.log.info("worker reachable again", { after_failures: this.consecutiveFailures });
     this.consecutiveFailures = 0;
     this.metrics.recordsForwarded.inc(undefined, result.stored + result.duplicates);
     // The batch's first row is its oldest record; rows carry their received_at (item 4).
-    const firstReceivedAt = sessions[0]?.records[0]?.[4];
-    if (firstReceivedAt !== undefined)
+    const { firstReceivedAt } = batch;
+    if (typeof firstReceivedAt === "number")
       this.metrics.batchLatency.observe((Date.now() - firstReceivedAt) / 1000);
     if (result.refused.length === 0) return;
     const refusedSessions = new Set(result.refused.map((r) => r.session_id));
     for (const r of result.refused) this.metrics.recordsDropped.inc({ reason: r.reason }, r.records);
-    this.onRefused(
-      new Set(sessions.filter((s) => refusedSessions.has(s.session_id)).map((s) => s.flight_id)),
-    );
+    const flights = new Set<string>();
+    for (const [sessionId, flightId] of batch.flights ?? [])
+      if (refusedSessions.has(sessionId)) flights.add(flightId);
+    this.onRefused(flights);
   }
 
   private failed(batch: Batch, err: unknown): void {
@@ -259,6 +353,7 @@ export class Forwarder {
     } else {
       this.waiting.unshift(batch);
       this.waitingRecords += batch.size;
+      this.waitingBytes += batch.text!.length;
       this.spillOverflow();
     }
   }

@@ -1,19 +1,16 @@
-import {
-  decodeMessage,
-  invalidField,
-  type RecordRow,
-  type TelemetrySchema,
-} from "../worker/domain/telemetryMessages";
-import { type Datagram, FLIGHT_ID, parseDatagram, splitRecords } from "./datagram";
+import type { RecordRow, TelemetrySchema } from "../worker/domain/telemetryMessages";
+import { type Datagram, FLIGHT_ID, parseDatagram, validFraming } from "./datagram";
 import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
 import type { SourceFailures } from "./rateLimit";
+import { RecordDecoder } from "./recordDecoder";
 import type { SessionGuards } from "./sessionGuard";
 
 /** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
 const MAX_WAITING_FOR_KEY = 10_000;
 const BLOCK = 16;
+const RECORD_HEADER = 4;
 const noop = () => {};
 
 /**
@@ -41,7 +38,10 @@ export interface IntakeParts {
   sources: SourceFailures;
   /** Replay memory and rate limit per session. */
   guards: SessionGuards;
-  /** Queues one record; `datagram` names its datagram for the worker's idempotency. */
+  /**
+   * Queues one record; `datagram` names its datagram for the worker's idempotency. The row is reused
+   * for the next record: copy what you keep.
+   */
   forward: (flightId: string, sessionId: string, row: RecordRow, datagram: string) => void;
   metrics: RelayMetrics;
   log: Log;
@@ -56,8 +56,11 @@ export interface IntakeParts {
  */
 export class Intake {
   private waitingForKey = 0;
+  private readonly decoder: RecordDecoder;
 
-  constructor(private readonly parts: IntakeParts) {}
+  constructor(private readonly parts: IntakeParts) {
+    this.decoder = new RecordDecoder(parts.schema);
+  }
 
   handle(datagram: Buffer, source: string): void {
     this.parts.metrics.datagramsReceived.inc();
@@ -134,8 +137,7 @@ export class Intake {
     const lo = ciphertext.readUInt32LE(last + 4);
     if (guards.seen(guard, hi, lo)) return "replayed";
     const payload = session.key.decrypt(datagram.iv, ciphertext);
-    const records = payload && splitRecords(payload);
-    if (!records) {
+    if (!payload || !validFraming(payload)) {
       const failure = payload ? "bad_payload_framing" : "decrypt_failed";
       if (!mayRefetch || !this.mayLookUp(datagram.flightId, source, now)) return failure;
       const previous = session.id;
@@ -150,29 +152,22 @@ export class Intake {
     if (!guard.take(now)) return "session_rate_limited";
     guards.remember(guard, hi, lo);
 
-    const { metrics, schema } = this.parts;
+    const { metrics, forward } = this.parts;
     metrics.datagramsAccepted.inc();
     const id = ciphertext.toString("base64", last);
-    for (let index = 0; index < records.length; index++) {
-      const raw = records[index]!;
-      const kind = schema.byId.get(raw.typeId);
-      const message = kind && decodeMessage(kind, raw.bytes);
-      if (!kind || !message || invalidField(kind, message)) {
-        metrics.recordsDropped.inc({
-          reason: !kind ? "unknown_type" : !message ? "malformed" : "out_of_range",
-        });
+    // Records straight from the payload into a reused row (framing checked above).
+    let index = 0;
+    for (let offset = 0; offset < payload.length; index++) {
+      const typeId = payload.readUInt16BE(offset);
+      const start = offset + RECORD_HEADER;
+      offset = start + payload.readUInt16BE(offset + 2);
+      const row = this.decoder.decode(typeId, payload, start, offset, datagram.serial, index, now);
+      if (typeof row === "string") {
+        metrics.recordsDropped.inc({ reason: row });
         continue;
       }
       metrics.recordsAccepted.inc();
-      const row: RecordRow = [
-        datagram.serial,
-        index,
-        message.type,
-        message.timestamp,
-        now,
-        ...message.values,
-      ];
-      this.parts.forward(datagram.flightId, session.id, row, id);
+      forward(datagram.flightId, session.id, row, id);
     }
     return undefined;
   }

@@ -48,12 +48,13 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
   );
   const spool = new Spool(config.spoolDir, config.maxSpoolBytes);
   const forwarder = new Forwarder(
-    (sessions) => worker.postRecords(sessions),
+    (sessions) => worker.postRecordsText(sessions),
     spool,
     {
       batchSize: config.batchSize,
       batchDelayMs: config.batchDelayMs,
       maxQueuedRecords: config.maxQueuedRecords,
+      maxQueuedBytes: config.maxQueuedBytes,
       maxInFlight: config.maxInFlight,
       retryBaseMs: RETRY_BASE_MS,
       retryMaxMs: RETRY_MAX_MS,
@@ -87,6 +88,11 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
       "windsock_relay_queue_records",
       "Records in memory, not yet acknowledged by the worker",
       () => forwarder.queuedRecords,
+    ],
+    [
+      "windsock_relay_queue_bytes",
+      "JSON text of the records in memory, in bytes (spilled to the spool beyond --max-queue-mb)",
+      () => forwarder.queuedBytes,
     ],
     ["windsock_relay_spool_batches", "Batches waiting in the on-disk spool", () => spool.batches],
     ["windsock_relay_spool_records", "Records waiting in the on-disk spool", () => spool.records],

@@ -1,7 +1,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { SessionRecords } from "../worker/domain/telemetryMessages";
 
 /** A spooled batch: `<ms>-<sequence>-<records>.json`, so its size is known without reading it. */
 export interface SpoolFile {
@@ -47,9 +46,12 @@ export class Spool {
     return this.totalBytes;
   }
 
-  /** Writes a batch; false when the spool is full and the batch was not written. */
-  async write(sessions: SessionRecords[], records: number): Promise<boolean> {
-    const { file, text } = this.prepare(sessions, records);
+  /**
+   * Writes a batch, the JSON text of a SessionRecords[]; false when the spool is full and the batch
+   * was not written.
+   */
+  async write(text: string, records: number): Promise<boolean> {
+    const file = this.prepare(text, records);
     if (!file) return false;
     const target = path.join(this.dir, file.name);
     await writeFile(`${target}.tmp`, text);
@@ -59,8 +61,8 @@ export class Spool {
   }
 
   /** The same, blocking: for the last moments before the process exits. */
-  writeSync(sessions: SessionRecords[], records: number): boolean {
-    const { file, text } = this.prepare(sessions, records);
+  writeSync(text: string, records: number): boolean {
+    const file = this.prepare(text, records);
     if (!file) return false;
     const target = path.join(this.dir, file.name);
     writeFileSync(`${target}.tmp`, text);
@@ -80,10 +82,9 @@ export class Spool {
     this.claimed.delete(file.name);
   }
 
-  read(file: SpoolFile): Promise<SessionRecords[]> {
-    return readFile(path.join(this.dir, file.name), "utf8").then(
-      (text) => JSON.parse(text) as SessionRecords[],
-    );
+  /** A batch's text, as written (the JSON of a SessionRecords[]). */
+  read(file: SpoolFile): Promise<string> {
+    return readFile(path.join(this.dir, file.name), "utf8");
   }
 
   /** Removes a batch the worker has stored. */
@@ -98,13 +99,12 @@ export class Spool {
     this.untrack(file);
   }
 
-  private prepare(sessions: SessionRecords[], records: number): { file?: SpoolFile; text: string } {
-    const text = JSON.stringify(sessions);
+  private prepare(text: string, records: number): SpoolFile | undefined {
     const bytes = Buffer.byteLength(text);
-    if (this.totalBytes + bytes > this.maxBytes) return { text };
+    if (this.totalBytes + bytes > this.maxBytes) return undefined;
     const sequence = String(this.sequence++ % 1_000_000).padStart(6, "0");
     const name = `${String(Date.now()).padStart(15, "0")}-${sequence}-${records}.json`;
-    return { file: { name, records, bytes }, text };
+    return { name, records, bytes };
   }
 
   private track(file: SpoolFile): void {

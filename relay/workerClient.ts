@@ -57,7 +57,12 @@ export class WorkerClient {
   }
 
   async postRecords(sessions: SessionRecords[]): Promise<IngestResult> {
-    const res = await this.call("POST", "/internal/v1/telemetry", JSON.stringify({ sessions }));
+    return this.postRecordsText(JSON.stringify(sessions));
+  }
+
+  /** The same with the sessions already as JSON text (the forwarder builds batches as text). */
+  async postRecordsText(sessions: string): Promise<IngestResult> {
+    const res = await this.call("POST", "/internal/v1/telemetry", `{"sessions":${sessions}}`);
     return (JSON.parse(res.body) as { data: IngestResult }).data;
   }
 

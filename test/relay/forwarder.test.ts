@@ -58,7 +58,8 @@ function forwarder(
   const logs: string[] = [];
   const refused: string[] = [];
   const f = new Forwarder(
-    (sessions) => worker.post(sessions),
+    // The forwarder posts the JSON text of the sessions; the fake worker reads it as the worker does.
+    (sessions) => worker.post(JSON.parse(sessions) as SessionRecords[]),
     spool,
     { ...OPTIONS, ...options },
     metrics,
@@ -153,6 +154,81 @@ describe("Forwarder", () => {
     await until(() => metrics.recordsDropped.value({ reason: "refused_by_worker" }) === 1);
     await until(() => metrics.recordsDropped.value({ reason: "spool_unreadable" }) === 3);
     expect(readdirSync(dir)).toEqual(["000001700000000-000000-3.json.rejected"]);
+  });
+
+  it("posts the same JSON that stringifying the sessions gives, rows and datagram ids in order", async () => {
+    const texts: string[] = [];
+    const metrics = relayMetrics();
+    const f = new Forwarder(
+      async (text) => {
+        texts.push(text);
+        return { stored: 3, duplicates: 0, refused: [] };
+      },
+      new Spool(tempDir(), 1024 * 1024),
+      { ...OPTIONS, batchSize: 3 },
+      metrics,
+      createLog("error"),
+    );
+    f.start();
+    const rows = [
+      [1, 0, "position", 1_700_000_000_000, 1_700_000_000_005, 47.3769251, -8.5, 0.1, -0, 1e-7],
+      [2, 1, "barometer", 0, 1_700_000_000_006, 1013.25],
+      [3, 0, "speed", 5, 1_700_000_000_007, 1.5e21, -3, 0],
+    ] as const;
+    f.enqueue("flight|a", "session|a", [...rows[0]], "AAAA+/==");
+    f.enqueue('flight|"b"', "session|b", [...rows[1]], 'odd "id"\\');
+    f.enqueue("flight|a", "session|a", [...rows[2]], "BBBB");
+    await until(() => texts.length === 1);
+    const expected: SessionRecords[] = [
+      {
+        flight_id: "flight|a",
+        session_id: "session|a",
+        records: [[...rows[0]], [...rows[2]]],
+        datagrams: ["AAAA+/==", "BBBB"],
+      },
+      {
+        flight_id: 'flight|"b"',
+        session_id: "session|b",
+        records: [[...rows[1]]],
+        datagrams: ['odd "id"\\'],
+      },
+    ];
+    expect(texts[0]).toBe(JSON.stringify(expected));
+    expect(metrics.recordsForwarded.value()).toBe(3);
+  });
+
+  it("spills to the spool beyond its bound in bytes", async () => {
+    const worker = fakeWorker();
+    const { forwarder: f, spool } = forwarder(worker, tempDir(), {
+      maxQueuedRecords: 0,
+      maxQueuedBytes: 2000,
+    });
+    worker.up = false;
+    for (let i = 1; i <= 300; i++) enqueue(f, i);
+    await until(() => spool.batches > 0 && f.queuedRecords + spool.records === 300);
+    // A barometer row and its datagram id take about 60 bytes: 2,000 bytes hold a few batches of 10.
+    expect(f.queuedBytes).toBeLessThanOrEqual(2000);
+    expect(f.queuedRecords).toBeLessThan(60);
+    worker.up = true;
+    await until(() => worker.stored.size === 300);
+    await until(() => spool.batches === 0 && f.queuedBytes === 0);
+  });
+
+  it("delivers batches spooled by older relays, without datagram ids", async () => {
+    const worker = fakeWorker();
+    const dir = tempDir();
+    const old: SessionRecords[] = [
+      {
+        flight_id: "flight|old",
+        session_id: "session|old",
+        records: [[7, 0, "barometer", 7, Date.now(), 990]],
+      },
+    ];
+    writeFileSync(path.join(dir, "000001700000000-000000-1.json"), JSON.stringify(old));
+    const { metrics } = forwarder(worker, dir);
+    await until(() => worker.stored.has("session|old/7/0"));
+    await until(() => readdirSync(dir).length === 0);
+    expect(metrics.recordsForwarded.value()).toBe(1);
   });
 
   it("reports the flights whose records the worker refused, so their keys are looked up again", async () => {
