@@ -84,6 +84,28 @@ export interface FeatureFilter {
   end: number;
 }
 
+/** The columns every airspace feature read selects: advisories, status and records alike. */
+export const featureColumns = {
+  externalId: airspaceFeatures.externalId,
+  type: airspaceFeatures.type,
+  name: airspaceFeatures.name,
+  geometry: airspaceFeatures.geometry,
+  latitude: airspaceFeatures.latitude,
+  longitude: airspaceFeatures.longitude,
+  radiusM: airspaceFeatures.radiusM,
+  properties: airspaceFeatures.properties,
+  floorM: airspaceFeatures.floorM,
+  ceilingM: airspaceFeatures.ceilingM,
+  floorCode: airspaceFeatures.floorCode,
+  ceilingCode: airspaceFeatures.ceilingCode,
+  effectiveStart: airspaceFeatures.effectiveStart,
+  effectiveEnd: airspaceFeatures.effectiveEnd,
+  lastUpdated: airspaceFeatures.lastUpdated,
+  city: airspaceFeatures.city,
+  state: airspaceFeatures.state,
+  country: airspaceFeatures.country,
+};
+
 /** Airspace features whose (radius-grown) boxes meet `box` and that are in effect during the window. */
 function featuresQuery(db: Db, box: BBox, filter: FeatureFilter) {
   const f = airspaceFeatures;
@@ -92,26 +114,7 @@ function featuresQuery(db: Db, box: BBox, filter: FeatureFilter) {
     .from(airspaceFeatureCells)
     .where(cellsMeeting(airspaceFeatureCells, box));
   return db
-    .select({
-      externalId: f.externalId,
-      type: f.type,
-      name: f.name,
-      geometry: f.geometry,
-      latitude: f.latitude,
-      longitude: f.longitude,
-      radiusM: f.radiusM,
-      properties: f.properties,
-      floorM: f.floorM,
-      ceilingM: f.ceilingM,
-      floorCode: f.floorCode,
-      ceilingCode: f.ceilingCode,
-      effectiveStart: f.effectiveStart,
-      effectiveEnd: f.effectiveEnd,
-      lastUpdated: f.lastUpdated,
-      city: f.city,
-      state: f.state,
-      country: f.country,
-    })
+    .select(featureColumns)
     .from(f)
     .where(
       and(

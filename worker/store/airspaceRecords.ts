@@ -5,7 +5,7 @@ import { defaultSelection, type Ruleset } from "../domain/airspace/rules";
 import { expandBox } from "../domain/airspace/spatialGrid";
 import { type BBox, bboxOf, type Polygon } from "../domain/geojson";
 import type { Db } from "../env";
-import { advisoryInputs, rulesetsFor } from "./airspace";
+import { advisoryInputs, featureColumns, rulesetsFor } from "./airspace";
 
 /**
  * Reads for airspace records, area status and plan advisories. Everything spatial goes through the
@@ -15,30 +15,7 @@ import { advisoryInputs, rulesetsFor } from "./airspace";
 /** Airspace features by their external ids (`ourairports:KPHX`), in no particular order. */
 export async function featuresByIds(db: Db, ids: string[]): Promise<AirspaceFeature[]> {
   if (ids.length === 0) return [];
-  const f = airspaceFeatures;
-  return db
-    .select({
-      externalId: f.externalId,
-      type: f.type,
-      name: f.name,
-      geometry: f.geometry,
-      latitude: f.latitude,
-      longitude: f.longitude,
-      radiusM: f.radiusM,
-      properties: f.properties,
-      floorM: f.floorM,
-      ceilingM: f.ceilingM,
-      floorCode: f.floorCode,
-      ceilingCode: f.ceilingCode,
-      effectiveStart: f.effectiveStart,
-      effectiveEnd: f.effectiveEnd,
-      lastUpdated: f.lastUpdated,
-      city: f.city,
-      state: f.state,
-      country: f.country,
-    })
-    .from(f)
-    .where(inArray(f.externalId, ids));
+  return db.select(featureColumns).from(airspaceFeatures).where(inArray(airspaceFeatures.externalId, ids));
 }
 
 /** The features whose reach meets `box` and that are in effect during the window (every type). */
