@@ -20,3 +20,17 @@ export const notFound = (what: string) => new ApiError(404, `${what} not found`)
 export const conflict = (message: string) => new ApiError(409, message);
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new ApiError(429, message, [], { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
+/**
+ * The one mapping from domain problems (domain/problem.ts, matched by shape so lib stays below the
+ * domain) to a JSend error: 413 when any input is too large, otherwise 400, every field named.
+ */
+export function problemError(problems: readonly { field: string; message: string; tooLarge?: boolean }[]) {
+  const first = problems[0] ?? { field: "body", message: "is invalid" };
+  const status = problems.some((p) => p.tooLarge) ? 413 : 400;
+  return new ApiError(
+    status,
+    `Invalid ${first.field}: ${first.message}`,
+    problems.map((p) => ({ name: p.field, message: p.message })),
+  );
+}
