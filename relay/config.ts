@@ -1,6 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { FLIGHT_ID } from "./datagram";
+import { ISSUED_FLIGHT_ID } from "../proto/datagram";
 import { isLogLevel, type LogLevel } from "./log";
 
 export const HELP = `Windsock telemetry relay: receives encrypted telemetry datagrams over UDP (spec 4.6), decrypts
@@ -138,7 +138,7 @@ export function readConfig(argv: string[], env: Record<string, string | undefine
     throw new Error(`--log-level must be debug, info, warn or error, not "${logLevel}"`);
   const batchSize = number("batch-size")!;
   const pattern = text("flight-id-pattern");
-  let flightIdPattern = FLIGHT_ID;
+  let flightIdPattern = ISSUED_FLIGHT_ID;
   try {
     if (pattern !== undefined) flightIdPattern = new RegExp(pattern);
   } catch {

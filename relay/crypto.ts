@@ -1,6 +1,5 @@
 import { createDecipheriv, type Decipher } from "node:crypto";
-
-const BLOCK = 16;
+import { CIPHER_BLOCK_BYTES } from "../proto/datagram";
 
 /**
  * A session's AES-256-CBC key with PKCS7 padding (spec 4.6). Decrypting a datagram with
@@ -17,12 +16,22 @@ export class SessionKey {
 
   /** The plaintext, or undefined when the padding does not check out (wrong key, damaged data). */
   decrypt(iv: Buffer, ciphertext: Buffer): Buffer | undefined {
-    if (ciphertext.length === 0 || ciphertext.length % BLOCK !== 0) return undefined;
-    const plain = this.blocks.update(ciphertext);
-    for (let i = 0; i < BLOCK; i++) plain[i]! ^= iv[i]!;
-    for (let i = BLOCK; i < plain.length; i++) plain[i]! ^= ciphertext[i - BLOCK]!;
+    return this.decryptAt(Buffer.concat([iv, ciphertext]), 0, iv.length, iv.length + ciphertext.length);
+  }
+
+  /**
+   * The same for a datagram in place: the IV at `ivStart` (16 bytes), the ciphertext from `start` to
+   * `end`, read without copying them out.
+   */
+  decryptAt(bytes: Buffer, ivStart: number, start: number, end: number): Buffer | undefined {
+    const length = end - start;
+    if (length <= 0 || length % CIPHER_BLOCK_BYTES !== 0) return undefined;
+    const plain = this.blocks.update(bytes.subarray(start, end));
+    for (let i = 0; i < CIPHER_BLOCK_BYTES; i++) plain[i]! ^= bytes[ivStart + i]!;
+    const chain = start - CIPHER_BLOCK_BYTES;
+    for (let i = CIPHER_BLOCK_BYTES; i < plain.length; i++) plain[i]! ^= bytes[chain + i]!;
     const padding = plain[plain.length - 1]!;
-    if (padding < 1 || padding > BLOCK) return undefined;
+    if (padding < 1 || padding > CIPHER_BLOCK_BYTES) return undefined;
     for (let i = plain.length - padding; i < plain.length - 1; i++)
       if (plain[i] !== padding) return undefined;
     return plain.subarray(0, plain.length - padding);

@@ -1,8 +1,9 @@
-import type { RecordRow, SessionRecords } from "../worker/domain/telemetryMessages";
+import type { IngestResult, RecordRow, SessionRecords } from "../proto/ingest";
+import { JsonBytes } from "./jsonBytes";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
 import type { Spool, SpoolFile } from "./spool";
-import { type IngestResult, WorkerError } from "./workerClient";
+import { WorkerError } from "./workerClient";
 
 export interface ForwarderOptions {
   /** A batch is posted when it holds this many records… */
@@ -11,17 +12,17 @@ export interface ForwarderOptions {
   batchDelayMs: number;
   /** Records held in memory at most; beyond, the oldest batches go to the spool (0: no limit)… */
   maxQueuedRecords: number;
-  /** …and their JSON text in bytes (UTF-16 code units) at most; no limit when absent. */
+  /** …and their JSON text in bytes at most; no limit when absent. */
   maxQueuedBytes?: number;
   maxInFlight: number;
   retryBaseMs: number;
   retryMaxMs: number;
 }
 
-/** A batch in memory (`text`, its JSON), or one read back from the spool (then `file` names it). */
+/** A batch in memory (`body`, its JSON), or one read back from the spool (then `file` names it). */
 interface Batch {
-  /** The batch as the JSON text of a SessionRecords[]: posted and spooled without another stringify. */
-  text?: string;
+  /** The batch as the JSON text (UTF-8) of a SessionRecords[]: posted and spooled as it is. */
+  body?: Buffer;
   file?: SpoolFile;
   /** Records in the batch. */
   size: number;
@@ -31,36 +32,25 @@ interface Batch {
   flights?: Map<string, string>;
 }
 
-/** A session's part of the batch being filled: its rows and datagram identities as JSON text. */
+/**
+ * A session's part of the batch being filled: its rows and datagram identities as JSON text, each
+ * list without its brackets. The writers go back to a pool when the batch is cut.
+ */
 interface PendingSession {
   flightId: string;
   sessionId: string;
-  rows: string;
-  datagrams: string;
+  rows: JsonBytes;
+  datagrams: JsonBytes;
 }
 
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** JSON of the type names of rows, built once per name. */
-const quotedNames = new Map<string, string>();
-function quoted(name: string): string {
-  let text = quotedNames.get(name);
-  if (text === undefined) {
-    text = JSON.stringify(name);
-    quotedNames.set(name, text);
-  }
-  return text;
-}
-
-/**
- * A row as JSON text. Its numbers are finite (the intake checks them), for which String() and
- * JSON.stringify() agree.
- */
-function rowText(row: RecordRow): string {
-  let text = `[${row[0]},${row[1]},${quoted(row[2])},${row[3]},${row[4]}`;
-  for (let i = 5; i < row.length; i++) text += `,${row[i] as number}`;
-  return `${text}]`;
-}
+const COMMA = 0x2c;
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+/** Writers kept for reuse at most (two per session of a batch)… */
+const POOLED_WRITERS = 256;
+/** …of which this many may have grown beyond LARGE_WRITER bytes (a busy session's rows). */
+const POOLED_LARGE_WRITERS = 8;
+const LARGE_WRITER = 16 * 1024;
 
 /**
  * Posts accepted records to the worker in batches. Nothing accepted is lost: a failed post is retried
@@ -70,7 +60,10 @@ function rowText(row: RecordRow): string {
  */
 export class Forwarder {
   /** The batch being filled, by session. */
-  private pending = new Map<string, PendingSession>();
+  private readonly pending = new Map<string, PendingSession>();
+  private readonly pool: JsonBytes[] = [];
+  /** Where a batch is assembled before it is copied out in a buffer of its own. */
+  private readonly assembly = new JsonBytes(64 * 1024);
   private pendingSize = 0;
   private pendingBytes = 0;
   private pendingFirstReceivedAt = 0;
@@ -89,8 +82,8 @@ export class Forwarder {
   private closing = false;
 
   constructor(
-    /** Posts the JSON text of a SessionRecords[]. */
-    private readonly post: (sessions: string) => Promise<IngestResult>,
+    /** Posts the JSON text (UTF-8) of a SessionRecords[]. */
+    private readonly post: (sessions: Buffer) => Promise<IngestResult>,
     private readonly spool: Spool,
     private readonly options: ForwarderOptions,
     private readonly metrics: RelayMetrics,
@@ -104,7 +97,7 @@ export class Forwarder {
     return this.pendingSize + this.waitingRecords + this.inFlightRecords;
   }
 
-  /** The JSON text of the records in memory, in UTF-16 code units (about bytes: the text is ASCII). */
+  /** The JSON text of the records in memory, in bytes. */
   get queuedBytes(): number {
     return this.pendingBytes + this.waitingBytes + this.inFlightBytes;
   }
@@ -118,22 +111,45 @@ export class Forwarder {
   }
 
   /**
-   * Queues a record; `datagram` names its datagram, so the worker stores it once however it arrives.
-   * The row is copied into the batch's text at once: the caller may reuse it.
+   * Queues a record; `datagram` names its datagram, so the worker stores it once however it arrives:
+   * a string, or bytes `start` to `end` of `datagram` (posted as their base64). The row and the bytes
+   * are written into the batch's text at once: the caller may reuse them.
    */
-  enqueue(flightId: string, sessionId: string, row: RecordRow, datagram: string): void {
-    const text = rowText(row);
-    // Datagram identities are base64: printable ASCII without quote or backslash needs no escaping.
-    const id = PLAIN.test(datagram) ? `"${datagram}"` : JSON.stringify(datagram);
-    const session = this.pending.get(sessionId);
-    if (session) {
-      session.rows += `,${text}`;
-      session.datagrams += `,${id}`;
-    } else {
-      this.pending.set(sessionId, { flightId, sessionId, rows: text, datagrams: id });
+  enqueue(
+    flightId: string,
+    sessionId: string,
+    row: RecordRow,
+    datagram: string | Uint8Array,
+    start = 0,
+    end = datagram.length,
+  ): void {
+    let session = this.pending.get(sessionId);
+    if (session === undefined) {
+      session = { flightId, sessionId, rows: this.writer(), datagrams: this.writer() };
+      this.pending.set(sessionId, session);
     }
+    const { rows, datagrams } = session;
+    const before = rows.length + datagrams.length;
+    if (rows.length > 0) {
+      rows.byte(COMMA);
+      datagrams.byte(COMMA);
+    }
+    // Its numbers are finite (the intake checks them): written as JSON.stringify() writes them.
+    rows.byte(OPEN);
+    rows.number(row[0]);
+    rows.byte(COMMA);
+    rows.number(row[1]);
+    rows.byte(COMMA);
+    rows.string(row[2]);
+    for (let i = 3; i < row.length; i++) {
+      rows.byte(COMMA);
+      rows.number(row[i] as number);
+    }
+    rows.byte(CLOSE);
+    if (typeof datagram === "string") datagrams.string(datagram);
+    else datagrams.base64String(datagram, start, end);
     if (this.pendingSize === 0) this.pendingFirstReceivedAt = row[4];
-    this.pendingBytes += text.length + id.length + 2;
+    this.pendingBytes += rows.length + datagrams.length - before;
     this.pendingSize++;
     if (this.pendingSize >= this.options.batchSize) this.cut();
     else if (this.pendingSize === 1) this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
@@ -158,8 +174,8 @@ export class Forwarder {
     let spooled = 0;
     for (const batch of [...this.waiting, ...this.inFlight]) {
       // Batches read from the spool are still on disk; posts in flight may land too, harmlessly twice.
-      if (batch.text === undefined) continue;
-      if (this.spool.writeSync(batch.text, batch.size)) spooled += batch.size;
+      if (batch.body === undefined) continue;
+      if (this.spool.writeSync(batch.body, batch.size)) spooled += batch.size;
       else this.metrics.recordsDropped.inc({ reason: "spool_full" }, batch.size);
     }
     this.waiting.length = 0;
@@ -170,28 +186,52 @@ export class Forwarder {
     clearTimeout(this.timer);
     if (this.pendingSize === 0) return;
     const flights = new Map<string, string>();
-    const parts: string[] = [];
+    const out = this.assembly;
+    out.reset();
+    out.byte(OPEN);
     for (const s of this.pending.values()) {
       flights.set(s.sessionId, s.flightId);
-      parts.push(
-        `{"flight_id":${JSON.stringify(s.flightId)},"session_id":${JSON.stringify(s.sessionId)},` +
-          `"records":[${s.rows}],"datagrams":[${s.datagrams}]}`,
-      );
+      if (out.length > 1) out.byte(COMMA);
+      out.ascii('{"flight_id":');
+      out.string(s.flightId);
+      out.ascii(',"session_id":');
+      out.string(s.sessionId);
+      out.ascii(',"records":[');
+      out.append(s.rows);
+      out.ascii('],"datagrams":[');
+      out.append(s.datagrams);
+      out.ascii("]}");
+      this.release(s.rows);
+      this.release(s.datagrams);
     }
-    const text = `[${parts.join(",")}]`;
+    out.byte(CLOSE);
+    const body = out.copy();
     this.waiting.push({
-      text,
+      body,
       size: this.pendingSize,
       firstReceivedAt: this.pendingFirstReceivedAt,
       flights,
     });
     this.waitingRecords += this.pendingSize;
-    this.waitingBytes += text.length;
-    this.pending = new Map();
+    this.waitingBytes += body.length;
+    this.pending.clear();
     this.pendingSize = 0;
     this.pendingBytes = 0;
     this.spillOverflow();
     this.pump();
+  }
+
+  /** An empty writer, from the pool when one is free. */
+  private writer(): JsonBytes {
+    const writer = this.pool.pop();
+    if (writer === undefined) return new JsonBytes(1024);
+    writer.reset();
+    return writer;
+  }
+
+  private release(writer: JsonBytes): void {
+    const room = writer.capacity > LARGE_WRITER ? POOLED_LARGE_WRITERS : POOLED_WRITERS;
+    if (this.pool.length < room) this.pool.push(writer);
   }
 
   private overflowing(): boolean {
@@ -207,9 +247,9 @@ export class Forwarder {
     while (this.waiting.length > 0 && this.overflowing()) {
       const batch = this.waiting.shift()!;
       this.waitingRecords -= batch.size;
-      this.waitingBytes -= batch.text!.length;
+      this.waitingBytes -= batch.body!.length;
       const write = this.spool
-        .write(batch.text!, batch.size)
+        .write(batch.body!, batch.size)
         .then(
           (written) => {
             if (!written) this.metrics.recordsDropped.inc({ reason: "spool_full" }, batch.size);
@@ -252,7 +292,7 @@ export class Forwarder {
       const batch = this.waiting.shift();
       if (batch) {
         this.waitingRecords -= batch.size;
-        this.waitingBytes -= batch.text!.length;
+        this.waitingBytes -= batch.body!.length;
       }
       return batch;
     };
@@ -261,14 +301,14 @@ export class Forwarder {
 
   private async send(batch: Batch): Promise<void> {
     this.inFlight.add(batch);
-    if (batch.text !== undefined) {
+    if (batch.body !== undefined) {
       this.inFlightRecords += batch.size;
-      this.inFlightBytes += batch.text.length;
+      this.inFlightBytes += batch.body.length;
     }
     try {
-      const text = batch.text ?? (await this.readSpooled(batch));
-      if (text === undefined) return;
-      const result = await this.post(text);
+      const body = batch.body ?? (await this.readSpooled(batch));
+      if (body === undefined) return;
+      const result = await this.post(body);
       this.settle(batch);
       this.succeeded(batch, result);
       if (batch.file) await this.spool.remove(batch.file);
@@ -283,18 +323,18 @@ export class Forwarder {
 
   /** The batch is no longer in flight (idempotent). */
   private settle(batch: Batch): void {
-    if (this.inFlight.delete(batch) && batch.text !== undefined) {
+    if (this.inFlight.delete(batch) && batch.body !== undefined) {
       this.inFlightRecords -= batch.size;
-      this.inFlightBytes -= batch.text.length;
+      this.inFlightBytes -= batch.body.length;
     }
   }
 
   /** A spooled batch's text, checked and described (its flights, its oldest record) on the way. */
-  private async readSpooled(batch: Batch): Promise<string | undefined> {
+  private async readSpooled(batch: Batch): Promise<Buffer | undefined> {
     const file = batch.file!;
     try {
       const text = await this.spool.read(file);
-      const sessions = JSON.parse(text) as SessionRecords[];
+      const sessions = JSON.parse(text.toString("utf8")) as SessionRecords[];
       if (!Array.isArray(sessions)) throw new Error("not a list of sessions");
       batch.flights = new Map(sessions.map((s) => [s.session_id, s.flight_id]));
       batch.firstReceivedAt = sessions[0]?.records?.[0]?.[4];
@@ -353,7 +393,7 @@ export class Forwarder {
     } else {
       this.waiting.unshift(batch);
       this.waitingRecords += batch.size;
-      this.waitingBytes += batch.text!.length;
+      this.waitingBytes += batch.body!.length;
       this.spillOverflow();
     }
   }

@@ -1,5 +1,17 @@
-import type { RecordRow, TelemetrySchema } from "../worker/domain/telemetryMessages";
-import { type Datagram, FLIGHT_ID, parseDatagram, validFraming } from "./datagram";
+import {
+  AES_256_CBC,
+  CIPHER_BLOCK_BYTES,
+  FLIGHT_ID_LENGTH_OFFSET,
+  FLIGHT_ID_OFFSET,
+  type FramingError,
+  ISSUED_FLIGHT_ID,
+  IV_BYTES,
+  RECORD_HEADER_BYTES,
+  SERIAL_OFFSET,
+  validFraming,
+} from "../proto/datagram";
+import type { RecordRow } from "../proto/ingest";
+import type { TelemetrySchema } from "../proto/messages";
 import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
@@ -9,8 +21,6 @@ import type { SessionGuards } from "./sessionGuard";
 
 /** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
 const MAX_WAITING_FOR_KEY = 10_000;
-const BLOCK = 16;
-const RECORD_HEADER = 4;
 const noop = () => {};
 
 /**
@@ -31,7 +41,7 @@ const FAILURES = new Set([
 
 export interface IntakeParts {
   schema: TelemetrySchema;
-  /** Flight ids worth a key look-up (FLIGHT_ID unless configured otherwise). */
+  /** Flight ids worth a key look-up (ISSUED_FLIGHT_ID unless configured otherwise). */
   flightIds?: RegExp;
   keys: KeyCache;
   /** Failures per source address: a source over its budget may not make the relay look keys up. */
@@ -39,10 +49,18 @@ export interface IntakeParts {
   /** Replay memory and rate limit per session. */
   guards: SessionGuards;
   /**
-   * Queues one record; `datagram` names its datagram for the worker's idempotency. The row is reused
-   * for the next record: copy what you keep.
+   * Queues one record; bytes `start` to `end` of `datagram` (its last ciphertext block) name its
+   * datagram for the worker's idempotency, as their base64. The row and the bytes are reused for the
+   * next record: copy what you keep.
    */
-  forward: (flightId: string, sessionId: string, row: RecordRow, datagram: string) => void;
+  forward: (
+    flightId: string,
+    sessionId: string,
+    row: RecordRow,
+    datagram: Uint8Array,
+    start: number,
+    end: number,
+  ) => void;
   metrics: RelayMetrics;
   log: Log;
 }
@@ -54,9 +72,22 @@ export interface IntakeParts {
  * Valid traffic is limited only per session; per source address only failures are (see
  * SourceFailures). Every drop is counted by reason; nothing a datagram contains can make handle() throw.
  */
+/** A datagram's parts (as offsets into it: no views, no copies), once its framing checked out. */
+interface Framed {
+  bytes: Buffer;
+  serial: number;
+  flightId: string;
+  ivStart: number;
+}
+
 export class Intake {
   private waitingForKey = 0;
   private readonly decoder: RecordDecoder;
+  /** The datagram being handled, parsed into this one object (copied only to wait for a look-up). */
+  private readonly framed: Framed = { bytes: Buffer.alloc(0), serial: 0, flightId: "", ivStart: 0 };
+  /** The last flight id seen, as bytes and as the string: a flight's datagrams mostly come in runs. */
+  private lastIdBytes = Buffer.alloc(0);
+  private lastId = "";
 
   constructor(private readonly parts: IntakeParts) {
     this.decoder = new RecordDecoder(parts.schema);
@@ -101,26 +132,52 @@ export class Intake {
     this.parts.log.error("datagram handling failed", { error: String((err as Error)?.stack ?? err) });
   }
 
+  /**
+   * Checks a datagram's framing as parseDatagram (proto/datagram.ts) does, into `this.framed` rather
+   * than a new object with views; names what is wrong otherwise.
+   */
+  private frame(datagram: Buffer): FramingError | undefined {
+    if (datagram.length < FLIGHT_ID_OFFSET) return "truncated";
+    const idEnd = FLIGHT_ID_OFFSET + datagram[FLIGHT_ID_LENGTH_OFFSET]!;
+    if (idEnd === FLIGHT_ID_OFFSET || idEnd > datagram.length) return "bad_flight_id_length";
+    const ivStart = idEnd + 1;
+    if (ivStart + IV_BYTES > datagram.length) return "truncated";
+    if (datagram[idEnd] !== AES_256_CBC) return "unsupported_encryption";
+    const length = datagram.length - ivStart - IV_BYTES;
+    if (length === 0 || length % CIPHER_BLOCK_BYTES !== 0) return "bad_ciphertext_length";
+    const framed = this.framed;
+    framed.bytes = datagram;
+    framed.serial = datagram.readUInt32BE(SERIAL_OFFSET);
+    framed.ivStart = ivStart;
+    const last = this.lastIdBytes;
+    if (
+      last.length !== idEnd - FLIGHT_ID_OFFSET ||
+      datagram.compare(last, 0, last.length, FLIGHT_ID_OFFSET, idEnd) !== 0
+    ) {
+      this.lastIdBytes = Buffer.from(datagram.subarray(FLIGHT_ID_OFFSET, idEnd));
+      this.lastId = datagram.toString("utf8", FLIGHT_ID_OFFSET, idEnd);
+    }
+    framed.flightId = this.lastId;
+    return undefined;
+  }
+
   /** Each step returns why the datagram was dropped, or undefined when it went on (maybe later). */
   private receive(datagram: Buffer, source: string, now: number): string | undefined {
-    const parsed = parseDatagram(datagram);
-    if (typeof parsed === "string") return parsed;
-    const entry = this.parts.keys.peek(parsed.flightId, now);
-    if (entry) return this.open(parsed, source, entry, now, true);
-    if (!(this.parts.flightIds ?? FLIGHT_ID).test(parsed.flightId)) return "bad_flight_id";
+    const failure = this.frame(datagram);
+    if (failure) return failure;
+    const framed = this.framed;
+    const entry = this.parts.keys.peek(framed.flightId, now);
+    if (entry) return this.open(framed, source, entry, now, true);
+    if (!(this.parts.flightIds ?? ISSUED_FLIGHT_ID).test(framed.flightId)) return "bad_flight_id";
     // A source that has used up its failure budget may not make the relay ask the worker; joining a
     // look-up under way costs nothing.
-    if (!this.mayLookUp(parsed.flightId, source, now)) return "rate_limited";
-    return this.afterLookUp(
-      () => this.parts.keys.load(parsed.flightId, now),
-      parsed,
-      source,
-      "key_unavailable",
-    );
+    if (!this.mayLookUp(framed.flightId, source, now)) return "rate_limited";
+    const held = { ...framed };
+    return this.afterLookUp(() => this.parts.keys.load(held.flightId, now), held, source, "key_unavailable");
   }
 
   private open(
-    datagram: Datagram,
+    datagram: Framed,
     source: string,
     entry: KeyEntry,
     now: number,
@@ -131,19 +188,22 @@ export class Intake {
     const { guards } = this.parts;
     const guard = guards.get(session.id, now);
     // The last ciphertext block names the datagram (see sessionGuard.ts); 64 bits of it are remembered.
-    const ciphertext = datagram.ciphertext;
-    const last = ciphertext.length - BLOCK;
-    const hi = ciphertext.readUInt32LE(last);
-    const lo = ciphertext.readUInt32LE(last + 4);
+    const { bytes } = datagram;
+    const cipherStart = datagram.ivStart + IV_BYTES;
+    const end = bytes.length;
+    const last = end - CIPHER_BLOCK_BYTES;
+    const hi = bytes.readUInt32LE(last);
+    const lo = bytes.readUInt32LE(last + 4);
     if (guards.seen(guard, hi, lo)) return "replayed";
-    const payload = session.key.decrypt(datagram.iv, ciphertext);
+    const payload = session.key.decryptAt(bytes, datagram.ivStart, cipherStart, end);
     if (!payload || !validFraming(payload)) {
       const failure = payload ? "bad_payload_framing" : "decrypt_failed";
       if (!mayRefetch || !this.mayLookUp(datagram.flightId, source, now)) return failure;
       const previous = session.id;
+      const held = datagram === this.framed ? { ...datagram } : datagram;
       return this.afterLookUp(
-        () => this.parts.keys.refetch(datagram.flightId, now),
-        datagram,
+        () => this.parts.keys.refetch(held.flightId, now),
+        held,
         source,
         failure,
         (fresh) => fresh.session?.id !== previous,
@@ -154,12 +214,11 @@ export class Intake {
 
     const { metrics, forward } = this.parts;
     metrics.datagramsAccepted.inc();
-    const id = ciphertext.toString("base64", last);
     // Records straight from the payload into a reused row (framing checked above).
     let index = 0;
     for (let offset = 0; offset < payload.length; index++) {
       const typeId = payload.readUInt16BE(offset);
-      const start = offset + RECORD_HEADER;
+      const start = offset + RECORD_HEADER_BYTES;
       offset = start + payload.readUInt16BE(offset + 2);
       const row = this.decoder.decode(typeId, payload, start, offset, datagram.serial, index, now);
       if (typeof row === "string") {
@@ -167,7 +226,7 @@ export class Intake {
         continue;
       }
       metrics.recordsAccepted.inc();
-      forward(datagram.flightId, session.id, row, id);
+      forward(datagram.flightId, session.id, row, bytes, last, end);
     }
     return undefined;
   }
@@ -182,7 +241,7 @@ export class Intake {
    */
   private afterLookUp(
     lookUp: () => Promise<KeyEntry>,
-    datagram: Datagram,
+    datagram: Framed,
     source: string,
     failure: string,
     worthTrying: (entry: KeyEntry) => boolean = () => true,

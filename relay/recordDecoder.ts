@@ -1,6 +1,7 @@
 import protobuf from "protobufjs";
-import type { MessageKind, RecordRow, TelemetrySchema } from "../worker/domain/telemetryMessages";
-import { invalidField } from "../worker/domain/telemetryMessages";
+import type { RecordRow } from "../proto/ingest";
+import type { MessageKind, TelemetrySchema } from "../proto/messages";
+import { invalidField } from "../proto/records";
 
 /** Wire types of the scalar types the telemetry messages use. */
 const WIRE: Record<string, number> = {

@@ -1,11 +1,11 @@
 import { createSocket } from "node:dgram";
 import type { AddressInfo } from "node:net";
+import { telemetrySchema } from "../proto/messages";
 import type { RelayConfig } from "./config";
 import { Forwarder } from "./forwarder";
 import { Intake } from "./intake";
 import { KeyCache } from "./keyCache";
 import type { Log } from "./log";
-import { telemetrySchema } from "./messages";
 import { Gauge, relayMetrics, serveMetrics } from "./metrics";
 import { SourceFailures } from "./rateLimit";
 import { SessionGuards } from "./sessionGuard";
@@ -78,7 +78,8 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
     keys,
     sources,
     guards,
-    forward: (flightId, sessionId, row, datagram) => forwarder.enqueue(flightId, sessionId, row, datagram),
+    forward: (flightId, sessionId, row, datagram, start, end) =>
+      forwarder.enqueue(flightId, sessionId, row, datagram, start, end),
     metrics,
     log,
   });

@@ -47,10 +47,10 @@ export class Spool {
   }
 
   /**
-   * Writes a batch, the JSON text of a SessionRecords[]; false when the spool is full and the batch
-   * was not written.
+   * Writes a batch, the JSON text of a SessionRecords[] (a string, or its UTF-8 bytes); false when the
+   * spool is full and the batch was not written.
    */
-  async write(text: string, records: number): Promise<boolean> {
+  async write(text: string | Uint8Array, records: number): Promise<boolean> {
     const file = this.prepare(text, records);
     if (!file) return false;
     const target = path.join(this.dir, file.name);
@@ -61,7 +61,7 @@ export class Spool {
   }
 
   /** The same, blocking: for the last moments before the process exits. */
-  writeSync(text: string, records: number): boolean {
+  writeSync(text: string | Uint8Array, records: number): boolean {
     const file = this.prepare(text, records);
     if (!file) return false;
     const target = path.join(this.dir, file.name);
@@ -82,9 +82,9 @@ export class Spool {
     this.claimed.delete(file.name);
   }
 
-  /** A batch's text, as written (the JSON of a SessionRecords[]). */
-  read(file: SpoolFile): Promise<string> {
-    return readFile(path.join(this.dir, file.name), "utf8");
+  /** A batch's text as written, in UTF-8 bytes (the JSON of a SessionRecords[]). */
+  read(file: SpoolFile): Promise<Buffer> {
+    return readFile(path.join(this.dir, file.name));
   }
 
   /** Removes a batch the worker has stored. */
@@ -99,7 +99,7 @@ export class Spool {
     this.untrack(file);
   }
 
-  private prepare(text: string, records: number): SpoolFile | undefined {
+  private prepare(text: string | Uint8Array, records: number): SpoolFile | undefined {
     const bytes = Buffer.byteLength(text);
     if (this.totalBytes + bytes > this.maxBytes) return undefined;
     const sequence = String(this.sequence++ % 1_000_000).padStart(6, "0");

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { SessionRecords } from "../worker/domain/telemetryMessages";
+import type { IngestResult, RelaySession, SessionRecords } from "../proto/ingest";
 import { SessionKey } from "./crypto";
 
 /** The worker's internal relay API (/internal/v1), authenticated by the relay credential. */
@@ -8,12 +8,6 @@ import { SessionKey } from "./crypto";
 export interface Session {
   id: string;
   key: SessionKey;
-}
-
-export interface IngestResult {
-  stored: number;
-  duplicates: number;
-  refused: { session_id: string; reason: string; records: number }[];
 }
 
 /** A failed call; `retryable` when trying again later may succeed (network, 5xx, 429). */
@@ -27,6 +21,8 @@ export class WorkerError extends Error {
 }
 
 const TIMEOUT_MS = 10_000;
+const SESSIONS_OPEN = Buffer.from('{"sessions":');
+const SESSIONS_CLOSE = Buffer.from("}");
 
 /**
  * node:http(s) with one keep-alive agent rather than fetch: a post costs the relay a fraction of
@@ -52,7 +48,7 @@ export class WorkerClient {
     const path = `/internal/v1/flights/${encodeURIComponent(flightId)}/session`;
     const res = await this.call("GET", path, undefined, [404]);
     if (res.status === 404) return null;
-    const { data } = JSON.parse(res.body) as { data: { session_id: string; key: string } };
+    const { data } = JSON.parse(res.body) as { data: RelaySession };
     return { id: data.session_id, key: new SessionKey(Buffer.from(data.key, "base64")) };
   }
 
@@ -60,16 +56,20 @@ export class WorkerClient {
     return this.postRecordsText(JSON.stringify(sessions));
   }
 
-  /** The same with the sessions already as JSON text (the forwarder builds batches as text). */
-  async postRecordsText(sessions: string): Promise<IngestResult> {
-    const res = await this.call("POST", "/internal/v1/telemetry", `{"sessions":${sessions}}`);
+  /** The same with the sessions already as JSON text (the forwarder builds batches as UTF-8 bytes). */
+  async postRecordsText(sessions: string | Uint8Array): Promise<IngestResult> {
+    const body =
+      typeof sessions === "string"
+        ? `{"sessions":${sessions}}`
+        : Buffer.concat([SESSIONS_OPEN, sessions, SESSIONS_CLOSE]);
+    const res = await this.call("POST", "/internal/v1/telemetry", body);
     return (JSON.parse(res.body) as { data: IngestResult }).data;
   }
 
   private async call(
     method: string,
     path: string,
-    body?: string,
+    body?: string | Uint8Array,
     expected: number[] = [],
   ): Promise<{ status: number; body: string }> {
     let res: { status: number; body: string };
@@ -83,7 +83,11 @@ export class WorkerClient {
     throw new WorkerError(`worker answered ${res.status}: ${res.body.slice(0, 300)}`, retryable);
   }
 
-  private send(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+  private send(
+    method: string,
+    path: string,
+    body?: string | Uint8Array,
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const req = this.request(
         new URL(`${this.baseUrl}${path}`),

@@ -1,8 +1,8 @@
 import { createCipheriv, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { decodeMessage, telemetrySchema } from "../../proto/messages";
+import { invalidField } from "../../proto/records";
 import { SessionKey } from "../../relay/crypto";
-import { telemetrySchema } from "../../relay/messages";
-import { decodeMessage, invalidField } from "../../worker/domain/telemetryMessages";
 
 describe("SessionKey (AES-256-CBC, PKCS7)", () => {
   it("decrypts what node's own CBC encrypts, for every length around the block size", () => {

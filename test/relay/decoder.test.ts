@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { telemetrySchema } from "../../relay/messages";
+import { decodeMessage, encodeRecords, telemetrySchema } from "../../proto/messages";
+import { invalidField } from "../../proto/records";
 import { RecordDecoder } from "../../relay/recordDecoder";
-import { encodeRecords } from "../../tools/lib/datagrams";
-import { decodeMessage, invalidField } from "../../worker/domain/telemetryMessages";
 
 /** mulberry32: a seeded generator, so a failure can be replayed. */
 function random(seed: number) {

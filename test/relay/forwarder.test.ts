@@ -2,12 +2,12 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { IngestResult, SessionRecords } from "../../proto/ingest";
 import { Forwarder, type ForwarderOptions } from "../../relay/forwarder";
 import { createLog } from "../../relay/log";
 import { relayMetrics } from "../../relay/metrics";
 import { Spool } from "../../relay/spool";
-import { type IngestResult, WorkerError } from "../../relay/workerClient";
-import type { SessionRecords } from "../../worker/domain/telemetryMessages";
+import { WorkerError } from "../../relay/workerClient";
 
 const OPTIONS: ForwarderOptions = {
   batchSize: 10,
@@ -59,7 +59,7 @@ function forwarder(
   const refused: string[] = [];
   const f = new Forwarder(
     // The forwarder posts the JSON text of the sessions; the fake worker reads it as the worker does.
-    (sessions) => worker.post(JSON.parse(sessions) as SessionRecords[]),
+    (sessions) => worker.post(JSON.parse(sessions.toString("utf8")) as SessionRecords[]),
     spool,
     { ...OPTIONS, ...options },
     metrics,
@@ -160,8 +160,8 @@ describe("Forwarder", () => {
     const texts: string[] = [];
     const metrics = relayMetrics();
     const f = new Forwarder(
-      async (text) => {
-        texts.push(text);
+      async (body) => {
+        texts.push(body.toString("utf8"));
         return { stored: 3, duplicates: 0, refused: [] };
       },
       new Spool(tempDir(), 1024 * 1024),
@@ -177,14 +177,15 @@ describe("Forwarder", () => {
     ] as const;
     f.enqueue("flight|a", "session|a", [...rows[0]], "AAAA+/==");
     f.enqueue('flight|"b"', "session|b", [...rows[1]], 'odd "id"\\');
-    f.enqueue("flight|a", "session|a", [...rows[2]], "BBBB");
+    // Bytes name a datagram by their base64 (the intake passes its last ciphertext block).
+    f.enqueue("flight|a", "session|a", [...rows[2]], Buffer.from("xx\x04\x10\x41", "latin1"), 2, 5);
     await until(() => texts.length === 1);
     const expected: SessionRecords[] = [
       {
         flight_id: "flight|a",
         session_id: "session|a",
         records: [[...rows[0]], [...rows[2]]],
-        datagrams: ["AAAA+/==", "BBBB"],
+        datagrams: ["AAAA+/==", Buffer.from([4, 16, 65]).toString("base64")],
       },
       {
         flight_id: 'flight|"b"',

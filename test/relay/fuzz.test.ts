@@ -1,8 +1,9 @@
 import { createCipheriv, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { telemetrySchema } from "../../relay/messages";
-import { buildDatagram, encodeRecords, position } from "../../tools/lib/datagrams";
-import { invalidField } from "../../worker/domain/telemetryMessages";
+import { buildDatagram } from "../../proto/datagram";
+import { encodeRecords, telemetrySchema } from "../../proto/messages";
+import { invalidField } from "../../proto/records";
+import { position } from "../../tools/lib/sampleRecords";
 import { flightIdOf, intakeHarness, settle } from "./harness";
 
 const FLIGHT = flightIdOf("fuzz");

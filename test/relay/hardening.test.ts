@@ -1,6 +1,8 @@
 import { createCipheriv, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { buildDatagram, encodeRecords, position } from "../../tools/lib/datagrams";
+import { buildDatagram } from "../../proto/datagram";
+import { encodeRecords } from "../../proto/messages";
+import { position } from "../../tools/lib/sampleRecords";
 import { newId } from "../../worker/lib/ids";
 import { flightIdOf, intakeHarness, settle } from "./harness";
 

@@ -1,13 +1,13 @@
+import { telemetrySchema } from "../../proto/messages";
+import { namedFields } from "../../proto/records";
 import { SessionKey } from "../../relay/crypto";
 import { Intake } from "../../relay/intake";
 import { KeyCache } from "../../relay/keyCache";
 import { createLog } from "../../relay/log";
-import { telemetrySchema } from "../../relay/messages";
 import { relayMetrics } from "../../relay/metrics";
 import { SourceFailures } from "../../relay/rateLimit";
 import { SessionGuards } from "../../relay/sessionGuard";
 import type { Session } from "../../relay/workerClient";
-import { namedFields } from "../../worker/domain/telemetryMessages";
 
 /** A forwarded row, spelled out for assertions. */
 export interface Forwarded {
@@ -74,11 +74,18 @@ export function intakeHarness(
       maxSessions: 100_000,
       maxIds: 4_000_000,
     }),
-    forward: (flightId, sessionId, [serial, index, type, timestamp, receivedAt, ...values], datagram) =>
+    forward: (
+      flightId,
+      sessionId,
+      [serial, index, type, timestamp, receivedAt, ...values],
+      datagram,
+      start,
+      end,
+    ) =>
       forwarded.push({
         flight_id: flightId,
         session_id: sessionId,
-        datagram,
+        datagram: Buffer.from(datagram.buffer, datagram.byteOffset + start, end - start).toString("base64"),
         serial,
         index,
         type,

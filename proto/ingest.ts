@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { invalidField, RECORD_TYPES, recordKinds } from "./records";
+
+/**
+ * The worker's internal API for the relay (/internal/v1, behind the relay credential): the flight's
+ * session key, then posts of decoded records. The worker validates with these schemas; the relay only
+ * imports their types (so it never loads zod).
+ */
+
+/** GET /internal/v1/flights/{flight_id}/session: the flight's open session (404 when none). */
+export const RelaySession = z.object({
+  session_id: z.string(),
+  key: z.string().describe("base64 of the session's 32-byte AES key"),
+});
+export type RelaySession = z.infer<typeof RelaySession>;
+
+/** Records a post holds at most (well under the worker's 1 MiB body limit). */
+export const MAX_INGEST_RECORDS = 2000;
+
+/**
+ * A record as the relay posts it: [serial, index in the datagram, type, timestamp, received_at,
+ * ...the values of the type's fields in records.ts order]. Rows keep the posts small.
+ */
+export const IngestRow = z.tuple(
+  [
+    z.number().int().min(0).max(0xffffffff),
+    z.number().int().min(0).max(0xffff),
+    z.enum(RECORD_TYPES),
+    z.number(),
+    z.number().int().min(0),
+  ],
+  z.number(),
+);
+export type RecordRow = z.infer<typeof IngestRow>;
+
+/** One session's records of a post. */
+export const SessionRecords = z.object({
+  flight_id: z.string().min(1).max(255),
+  session_id: z.string().min(1).max(64),
+  records: z.array(IngestRow).min(1),
+  /**
+   * Per row, the identity of its datagram: base64 of the ciphertext's last block, which chains from the
+   * fresh IV and every block (the serial is outside the ciphertext and proves nothing). A record is
+   * stored once per (session, datagram, index). Absent in posts of older relays (and in their spooled
+   * batches): then the serial stands in.
+   */
+  datagrams: z.array(z.string().min(1).max(64)).optional(),
+});
+export type SessionRecords = z.infer<typeof SessionRecords>;
+
+/** POST /internal/v1/telemetry: rows grouped by session, each row whole and in range. */
+export const IngestRequest = z.object({
+  sessions: z.array(SessionRecords).superRefine((sessions, ctx) => {
+    let total = 0;
+    sessions.forEach((session, s) => {
+      total += session.records.length;
+      if (session.datagrams && session.datagrams.length !== session.records.length)
+        ctx.addIssue({ code: "custom", path: [s, "datagrams"], message: "one per record" });
+      session.records.forEach(([, , type, timestamp, , ...values], r) => {
+        const kind = recordKinds.byName.get(type)!;
+        const field = invalidField(kind, { timestamp, values });
+        if (field) {
+          ctx.addIssue({
+            code: "custom",
+            path: [s, "records", r, field],
+            message: "missing or out of range",
+          });
+        } else if (values.length !== kind.fields.length) {
+          const message = `a ${type} row holds serial, index, type, timestamp, received_at, ${kind.fields.join(", ")}`;
+          ctx.addIssue({ code: "custom", path: [s, "records", r], message });
+        }
+      });
+    });
+    if (total > MAX_INGEST_RECORDS)
+      ctx.addIssue({ code: "custom", message: `at most ${MAX_INGEST_RECORDS} records a post` });
+  }),
+});
+export type IngestRequest = z.infer<typeof IngestRequest>;
+
+/** What a post stored; records of unknown or already closed sessions are refused, by session. */
+export const IngestResult = z.object({
+  stored: z.number(),
+  duplicates: z.number(),
+  refused: z.array(
+    z.object({
+      session_id: z.string(),
+      reason: z.string().describe("unknown_session or session_closed"),
+      records: z.number(),
+    }),
+  ),
+});
+export type IngestResult = z.infer<typeof IngestResult>;
+
+/** The identity a row's datagram is stored under: the posted one, or `#<serial>` for older relays. */
+export function datagramIdentity(datagrams: string[] | undefined, i: number, serial: number): string {
+  return datagrams?.[i] ?? `#${serial}`;
+}
