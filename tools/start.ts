@@ -1,20 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { createKey, isLiveKey } from "./lib/accounts";
-import { parseArgs, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
-import { ensureDevVars } from "./lib/devVars";
-import {
-  DEFAULT_METRICS_PORT,
-  relayCommand,
-  relayListening,
-  relayMetricsPort,
-  type Supervised,
-  supervise,
-} from "./lib/processes";
-import { applyMigrations, openTarget } from "./lib/target";
-import { seeders } from "./seed";
+import { parseCommandLine } from "./lib/cli";
+import { ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
+import type { Supervised } from "./lib/processes";
+import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
 restarting either if it crashes.
@@ -33,6 +24,19 @@ Environment:
 A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
 Stop with Ctrl-C.`;
 
+// Arguments first, wrangler and the seeders after: `--help` and a mistyped flag answer at once.
+parseCommandLine({ help: HELP, options: {} });
+const { spawn } = await import("node:child_process");
+const [{ createKey, isLiveKey }, { ensureDevVars }, processes, { applyMigrations, openTarget }, { seeders }] =
+  await Promise.all([
+    import("./lib/accounts"),
+    import("./lib/devVars"),
+    import("./lib/processes"),
+    import("./lib/target"),
+    import("./seed"),
+  ]);
+const { DEFAULT_METRICS_PORT, relayCommand, relayListening, relayMetricsPort, supervise } = processes;
+
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
 const TELEMETRY_HOST = process.env.TELEMETRY_HOST || "127.0.0.1";
@@ -47,24 +51,25 @@ function log(message: string) {
 }
 
 async function main() {
-  if (parseArgs(process.argv.slice(2)).flags.has("help")) {
-    console.log(HELP);
-    return;
-  }
+  const startedAt = Date.now();
   mkdirSync(STATE_DIR, { recursive: true });
   const devVars = ensureDevVars();
   log(`state in ${STATE_DIR}`);
-  log("applying D1 migrations");
-  await applyMigrations({ remote: false });
+  // Independent of the database: the relay's bundle and its metrics port, made meanwhile.
+  const bundle = `relay-${createHash("sha256").update(STATE_DIR).digest("hex").slice(0, 12)}`;
+  const relayReady = Promise.all([relayCommand(bundle), metricsPort()]);
 
-  const target = await openTarget({ remote: false });
+  const target = await migratedTarget();
   let apiKey: string;
   try {
-    for (const seeder of seeders) {
-      const started = Date.now();
-      await seeder.run(target, (m) => log(`${seeder.name}: ${m}`));
-      log(`${seeder.name}: ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }
+    // Elevation writes R2 and airspace D1: the two load side by side.
+    await Promise.all(
+      seeders.map(async (seeder) => {
+        const started = Date.now();
+        await seeder.run(target, (m) => log(`${seeder.name}: ${m}`));
+        log(`${seeder.name}: ready in ${seconds(started)}`);
+      }),
+    );
     apiKey = await developmentKey(target);
   } finally {
     await target.close();
@@ -73,8 +78,8 @@ async function main() {
   const baseUrl = `http://127.0.0.1:${PORT}`;
   running.push(await superviseWorker(baseUrl));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
-  const bundle = `relay-${createHash("sha256").update(STATE_DIR).digest("hex").slice(0, 12)}`;
-  const relay = await superviseRelay(baseUrl, devVars, await metricsPort(), await relayCommand(bundle));
+  const [relayArgs, firstMetricsPort] = await relayReady;
+  const relay = await superviseRelay(baseUrl, devVars, firstMetricsPort, relayArgs);
   running.push(relay);
   const bound = relay.first;
   const everywhere = bound.host === "0.0.0.0" || bound.host === "::" ? "   (all interfaces)" : "";
@@ -83,14 +88,48 @@ Windsock is running
   API          ${baseUrl}   (docs: ${baseUrl}/docs)
   Telemetry    udp://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}${everywhere}   (relay metrics: http://127.0.0.1:${bound.metricsPort}/metrics)
   API key      ${apiKey}
-A crashed worker or relay is restarted; while the relay is down nothing listens on the telemetry port.
+Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while the relay is down nothing
+listens on the telemetry port.
 Try: curl -X POST -H 'X-API-Key: ${apiKey}' -H 'Content-Type: application/json' \\
        -d '{"user_id":"me"}' ${baseUrl}/auth/v1/anonymous/token
 `);
 }
 
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+/**
+ * The local database with every migration applied. wrangler applies them (its d1_migrations table),
+ * but only when some are pending: a start on existing state skips wrangler's own start-up.
+ */
+async function migratedTarget(): Promise<Target> {
+  const files = readdirSync(path.join(ROOT, "schema/migrations")).filter((f) => f.endsWith(".sql"));
+  if (existsSync(path.join(STATE_DIR, "v3/d1"))) {
+    const target = await openTarget({ remote: false });
+    const applied = new Set(
+      await target
+        .query<{ name: string }>("SELECT name FROM d1_migrations")
+        .then((rows) => rows.map((r) => r.name))
+        .catch(() => [] as string[]),
+    );
+    const pending = files.filter((f) => !applied.has(f));
+    if (pending.length === 0) {
+      log("D1 migrations: all applied");
+      return target;
+    }
+    // One process at a time on the database files.
+    await target.close();
+    log(`applying D1 migrations: ${pending.join(", ")}`);
+  } else {
+    log(`applying D1 migrations (${files.length}, new state)`);
+  }
+  const started = Date.now();
+  await applyMigrations({ remote: false });
+  log(`D1 migrations applied in ${seconds(started)}`);
+  return openTarget({ remote: false });
+}
+
 /** The development key survives restarts (kept in STATE_DIR) and is minted again if revoked. */
-async function developmentKey(target: Awaited<ReturnType<typeof openTarget>>): Promise<string> {
+async function developmentKey(target: Target): Promise<string> {
   if (existsSync(DEV_KEY_FILE)) {
     const saved = readFileSync(DEV_KEY_FILE, "utf8").trim();
     if (saved && (await isLiveKey(target, saved))) return saved;

@@ -12,6 +12,8 @@ export interface Bindings {
   ELEVATION: R2Bucket;
   ENVIRONMENT: string;
   RATE_LIMIT_PER_MINUTE: string;
+  /** Workers Rate Limiting (wrangler.toml `[[ratelimits]]`); absent, the isolate's bucket limits alone. */
+  API_RATE_LIMIT?: RateLimit;
   JWT_ISSUER: string;
   /** ES256 private key as a JWK (JSON string): `wrangler secret put JWT_PRIVATE_KEY`. */
   JWT_PRIVATE_KEY: string;

@@ -3,7 +3,8 @@ import type { Account, AppEnv } from "../env";
 import { tooManyRequests, unauthorized } from "../lib/errors";
 import { sha256Hex } from "../lib/hash";
 import { findAccountByKeyHash, revokeApiKey } from "../store/accounts";
-import { RateLimiter } from "./rateLimiter";
+import { requireAccountOrigin } from "./cors";
+import { takeRequest } from "./rateLimiter";
 
 /**
  * How long an isolate trusts a key lookup: a revocation made elsewhere (`npm run keys:revoke`, another
@@ -15,7 +16,6 @@ const UNKNOWN_KEY_CACHE_MS = 5_000;
 const MAX_CACHED_KEYS = 10_000;
 
 const keyCache = new Map<string, { account: Account | null; expiresAt: number }>();
-const rateLimiter = new RateLimiter();
 
 /** Requires `X-API-Key` of a live key, puts its account on the context and applies its rate limit. */
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
@@ -23,8 +23,8 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   if (!key) throw unauthorized("Missing X-API-Key header: send the API key of your application");
   const account = await lookUp(c.var.db, key);
   if (!account) throw unauthorized("Unknown or revoked API key");
-  const limit = account.rateLimitPerMinute ?? Number(c.env.RATE_LIMIT_PER_MINUTE ?? 1200);
-  const waitSeconds = rateLimiter.take(account.keyId, limit);
+  await requireAccountOrigin(c, account);
+  const { limit, waitSeconds } = await takeRequest(c.env, account);
   if (waitSeconds > 0)
     throw tooManyRequests(`Rate limit of ${limit} requests a minute exceeded`, waitSeconds);
   c.set("account", account);

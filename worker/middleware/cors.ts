@@ -1,14 +1,23 @@
+import { drizzle } from "drizzle-orm/d1";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import * as schema from "../../schema";
+import type { Account, AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
+import { listCorsOrigins, someAccountAllows } from "../store/corsOrigins";
 
 /** What a browser app sends besides the CORS-safelisted headers. */
 export const CORS_ALLOW_HEADERS = ["X-API-Key", "Authorization", "Content-Type", "If-None-Match"];
 /** Response headers a browser app may read besides the safelisted ones. */
 export const CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Allow", "Location"];
-const METHODS = ["GET", "HEAD", "POST", "PATCH", "DELETE"];
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+/**
+ * How long an isolate trusts what it read of the accounts' origins: a change made elsewhere
+ * (`npm run cors`, another isolate) applies within this time; in the isolate that made it, at once.
+ */
+export const CORS_CACHE_MS = 10_000;
+const MAX_CACHED = 10_000;
 
 export type AllowedOrigins = "*" | ReadonlySet<string>;
 
@@ -34,7 +43,7 @@ export function parseAllowedOrigins(value: string | undefined): AllowedOrigins {
 }
 
 let parsed: { value: string | undefined; origins: AllowedOrigins } | undefined;
-function allowedOrigins(c: Context<AppEnv>): AllowedOrigins {
+function serviceOrigins(c: Context<AppEnv>): AllowedOrigins {
   const value = c.env.CORS_ALLOWED_ORIGINS;
   if (parsed?.value !== value) parsed = { value, origins: parseAllowedOrigins(value) };
   return parsed.origins;
@@ -44,12 +53,52 @@ function isAllowed(origin: string, origins: AllowedOrigins): boolean {
   return origins === "*" || origins.has(origin);
 }
 
+// Per isolate: which origins some account lists, and each account's own list.
+const listedByAnyone = new Map<string, { allowed: boolean; expiresAt: number }>();
+const accountLists = new Map<string, { origins: string[]; expiresAt: number }>();
+
+function cached<V>(cache: Map<string, V & { expiresAt: number }>, key: string): V | undefined {
+  const hit = cache.get(key);
+  return hit && hit.expiresAt > Date.now() ? hit : undefined;
+}
+
+function remember<V>(cache: Map<string, V & { expiresAt: number }>, key: string, value: V): void {
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(key, { ...value, expiresAt: Date.now() + CORS_CACHE_MS });
+}
+
+const dbOf = (c: Context<AppEnv>) => c.var.db ?? drizzle(c.env.DB, { schema });
+
+/** Whether a page at `origin` may call with some key: the service's setting or any account's list. */
+async function allowedForSomeone(c: Context<AppEnv>, origin: string): Promise<boolean> {
+  if (isAllowed(origin, serviceOrigins(c))) return true;
+  const hit = cached(listedByAnyone, origin);
+  if (hit) return hit.allowed;
+  const allowed = await someAccountAllows(dbOf(c), origin);
+  remember(listedByAnyone, origin, { allowed });
+  return allowed;
+}
+
+/** An account's own origins (empty: the service's setting holds for it). */
+export async function accountOrigins(c: Context<AppEnv>, accountId: string): Promise<string[]> {
+  const hit = cached(accountLists, accountId);
+  if (hit) return hit.origins;
+  const origins = await listCorsOrigins(dbOf(c), accountId);
+  remember(accountLists, accountId, { origins });
+  return origins;
+}
+
+/** After an account's list changed here: this isolate applies it from the next request on. */
+export function forgetCorsOrigins(accountId: string): void {
+  accountLists.delete(accountId);
+  listedByAnyone.clear();
+}
+
 const corsHeaders = cors({
   // `*` needs no echo: API keys travel in a header, never in cookies, so no credentials mode.
-  origin: (origin, c) => {
-    const origins = allowedOrigins(c as Context<AppEnv>);
-    if (origins === "*") return "*";
-    return origins.has(origin) ? origin : null;
+  origin: async (origin, c) => {
+    if (serviceOrigins(c as Context<AppEnv>) === "*") return "*";
+    return (await allowedForSomeone(c as Context<AppEnv>, origin)) ? origin : null;
   },
   allowMethods: METHODS,
   allowHeaders: CORS_ALLOW_HEADERS,
@@ -58,18 +107,42 @@ const corsHeaders = cors({
 });
 
 /**
- * CORS for browser apps, before the API key check: a preflight (`OPTIONS` with
- * `Access-Control-Request-Method`) is answered here without a key, 204 for an allowed origin and a
- * JSend 403 naming the setting for any other. Other requests from a refused origin are served
- * without `Access-Control-Allow-Origin`, so the browser keeps the answer from the page.
+ * CORS for browser apps, before the API key check. A preflight (`OPTIONS` with
+ * `Access-Control-Request-Method`) carries no key, so it is answered here: 204 when the service's
+ * CORS_ALLOWED_ORIGINS or any account's own list allows the origin, else a JSend 403. The request that
+ * follows carries the key, and `requireAccountOrigin` holds it to that account's list.
  */
 export const corsMiddleware = createMiddleware<AppEnv>(async (c, next) => {
   const origin = c.req.header("Origin");
   const preflight = c.req.method === "OPTIONS" && c.req.header("Access-Control-Request-Method");
-  if (preflight && origin && !isAllowed(origin, allowedOrigins(c))) {
+  if (preflight && origin && !(await allowedForSomeone(c, origin))) {
     throw new ApiError(403, `Origin ${origin} may not call this API from a browser`, [
-      { name: "origin", message: "not in the service's CORS_ALLOWED_ORIGINS" },
+      {
+        name: "origin",
+        message: "in neither the service's CORS_ALLOWED_ORIGINS nor any application's origins",
+      },
     ]);
   }
   return corsHeaders(c, next);
 });
+
+/**
+ * A browser request (it has `Origin`) made with an account's key: the account's own origins when it
+ * has any, else the service's setting. The service's own pages (same origin) always pass. 403 before
+ * the route runs, so a refused page changes nothing.
+ */
+export async function requireAccountOrigin(c: Context<AppEnv>, account: Pick<Account, "id">): Promise<void> {
+  const origin = c.req.header("Origin");
+  if (!origin || origin === new URL(c.req.url).origin) return;
+  const own = await accountOrigins(c, account.id);
+  if (own.length > 0 ? own.includes(origin) : isAllowed(origin, serviceOrigins(c))) return;
+  throw new ApiError(403, `Origin ${origin} may not call this API with this application's key`, [
+    {
+      name: "origin",
+      message:
+        own.length > 0
+          ? "not among the application's CORS origins (GET/PUT /auth/v1/cors_origins)"
+          : "not in the service's CORS_ALLOWED_ORIGINS; the application may list its own (PUT /auth/v1/cors_origins)",
+    },
+  ]);
+}
