@@ -1,6 +1,5 @@
-import { callbackPrefixProblem, normalizePrefix } from "../worker/domain/deeplink/callbacks";
-import { fail, parseArgs } from "./lib/config";
-import { openTarget, type Target } from "./lib/target";
+import { parseCommandLine, runCommand, usageError } from "./lib/cli";
+import type { ToolDb } from "./lib/db";
 
 const HELP = `Manage the callback URL prefixes each application (account) allows for deep links.
 A flight-creation link whose callback_url starts with none of its account's prefixes is refused.
@@ -16,84 +15,76 @@ Options:
   --help     show this help
 Accounts and their ids: npm run keys:list`;
 
-interface AccountRow {
-  id: string;
-  public_id: string;
-  name: string;
-}
+const [command, ...args] = process.argv.slice(2);
+const OPTIONS = { account: { type: "string" }, remote: { type: "boolean" } } as const;
 
-async function findAccount(target: Target, idOrPublicId: string): Promise<AccountRow> {
-  const [account] = await target.query<AccountRow>(
-    "SELECT id, public_id, name FROM accounts WHERE id = ? OR public_id = ?",
-    [idOrPublicId, idOrPublicId],
-  );
-  if (!account) throw new Error(`no account ${idOrPublicId}; see npm run keys:list`);
-  return account;
+async function account(db: ToolDb, idOrPublicId: string) {
+  const { findAccount } = await import("../worker/store/accounts");
+  const found = await findAccount(db, idOrPublicId);
+  if (!found) throw new Error(`no account ${idOrPublicId}; see npm run keys:list`);
+  return found;
 }
 
 /** Registers a prefix for an account; returns it as stored (normalized). */
-async function addPrefix(target: Target, accountRef: string, url: string): Promise<string> {
-  const problem = callbackPrefixProblem(url, !target.remote);
+async function addPrefix(db: ToolDb, remote: boolean, accountRef: string, url: string): Promise<string> {
+  const { callbackPrefixProblem, normalizePrefix } = await import("../worker/domain/deeplink/callbacks");
+  const { callbackPrefixes } = await import("../schema");
+  const problem = callbackPrefixProblem(url, !remote);
   if (problem) throw new Error(`${url} ${problem}`);
-  const account = await findAccount(target, accountRef);
+  const { id } = await account(db, accountRef);
   const normalized = normalizePrefix(url);
-  await target.execute([
-    {
-      sql: "INSERT INTO callback_prefixes (account_id, url, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-      params: [account.id, normalized, Date.now()],
-    },
-  ]);
+  await db
+    .insert(callbackPrefixes)
+    .values({ accountId: id, url: normalized, createdAt: Date.now() })
+    .onConflictDoNothing()
+    .run();
   return normalized;
 }
 
-interface PrefixListing {
-  account_id: string;
-  public_id: string;
-  name: string;
-  url: string;
-  created_at: number;
-}
-
-async function listPrefixes(target: Target, accountRef?: string): Promise<PrefixListing[]> {
-  const account = accountRef ? await findAccount(target, accountRef) : undefined;
-  return target.query<PrefixListing>(
-    `SELECT a.id AS account_id, a.public_id, a.name, c.url, c.created_at
-     FROM callback_prefixes c JOIN accounts a ON a.id = c.account_id
-     ${account ? "WHERE a.id = ?" : ""} ORDER BY a.created_at, c.created_at, c.url`,
-    account ? [account.id] : [],
-  );
+async function listPrefixes(db: ToolDb, accountRef?: string) {
+  const { accounts, callbackPrefixes } = await import("../schema");
+  const { asc, eq } = await import("drizzle-orm");
+  const only = accountRef ? await account(db, accountRef) : undefined;
+  return db
+    .select({
+      accountId: accounts.id,
+      publicId: accounts.publicId,
+      name: accounts.name,
+      url: callbackPrefixes.url,
+      createdAt: callbackPrefixes.createdAt,
+    })
+    .from(callbackPrefixes)
+    .innerJoin(accounts, eq(accounts.id, callbackPrefixes.accountId))
+    .where(only ? eq(accounts.id, only.id) : undefined)
+    .orderBy(asc(accounts.createdAt), asc(callbackPrefixes.createdAt), asc(callbackPrefixes.url))
+    .all();
 }
 
 async function main() {
-  const [command, ...rest] = process.argv.slice(2);
-  const { flags, positionals } = parseArgs(rest);
-  if (!command || command === "--help" || flags.has("help")) {
-    console.log(HELP);
-    return;
-  }
-  if (command !== "add" && command !== "list") fail(`unknown command ${command}\n\n${HELP}`);
-  const account = flags.get("account");
-  if (account === true) fail("--account takes an account id or public id (see npm run keys:list)");
-  if (command === "add" && (!account || !positionals[0]))
-    fail("usage: npm run callbacks -- add <url> --account <id>");
-  const target = await openTarget({ remote: flags.has("remote") });
-  try {
+  if (command === undefined || command === "--help" || command === "-h") return console.log(HELP);
+  if (command !== "add" && command !== "list") usageError(`unknown command "${command}": use add or list`);
+  const { values, positionals } = parseCommandLine({ help: HELP, args, options: OPTIONS, positionals: true });
+  const remote = values.remote ?? false;
+  const [url, extra] = positionals;
+  if (command === "add" && (!values.account || !url))
+    usageError("usage: npm run callbacks -- add <url> --account <id>");
+  if (extra !== undefined || (command === "list" && url !== undefined))
+    usageError(`unexpected argument "${extra ?? url}"`);
+  const { withToolDb } = await import("./lib/db");
+  await withToolDb(remote, async (db) => {
     if (command === "add") {
-      const stored = await addPrefix(target, account!, positionals[0]!);
-      console.log(`allowed ${stored}`);
-    } else {
-      const prefixes = await listPrefixes(target, account);
-      if (prefixes.length === 0)
-        console.log("no callback prefixes yet: npm run callbacks -- add <url> --account <id>");
-      for (const p of prefixes) {
-        console.log(
-          `${p.account_id}\t${p.public_id}\t${p.name}\t${p.url}\t${new Date(p.created_at).toISOString()}`,
-        );
-      }
+      console.log(`allowed ${await addPrefix(db, remote, values.account!, url!)}`);
+      return;
     }
-  } finally {
-    await target.close();
-  }
+    const prefixes = await listPrefixes(db, values.account);
+    if (prefixes.length === 0)
+      console.log("no callback prefixes yet: npm run callbacks -- add <url> --account <id>");
+    for (const p of prefixes) {
+      console.log(
+        `${p.accountId}\t${p.publicId}\t${p.name}\t${p.url}\t${new Date(p.createdAt).toISOString()}`,
+      );
+    }
+  });
 }
 
-main().catch((err) => fail(err instanceof Error ? err.message : String(err)));
+runCommand(main);

@@ -1,8 +1,7 @@
 import { createSocket } from "node:dgram";
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { buildDatagram, encodeRecords } from "./lib/datagrams";
-import { distance, type LatLng, line, orbit, type Pattern, sampleAt } from "./lib/flightSimulator";
+import { parseCommandLine, runCommand, usageError } from "./lib/cli";
+import type { LatLng, Pattern } from "./lib/flightSimulator";
 
 const HELP = `npm run telemetry:send -- --flight <id> --key <base64> [options]
 
@@ -44,35 +43,24 @@ const OPTIONS = {
   "api-key": { type: "string" },
   token: { type: "string" },
   serial: { type: "string", default: "1" },
-  help: { type: "boolean" },
 } as const;
-
-class UsageError extends Error {}
 
 function number(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || value < min || value > max)
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, not "${text}"`);
+    usageError(`--${name} must be a number from ${min} to ${max}, not "${text}"`);
   return value;
 }
 
 function parse(argv: string[]) {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
-  } catch (err) {
-    // node:util names the unknown flag (e.g. "Unknown option '--frobnicate'").
-    throw new UsageError((err as Error).message);
-  }
-  const v = parsed.values;
-  if (v.help) return undefined;
-  if (!v.flight) throw new UsageError("--flight <id> is required");
-  if (!v.key) throw new UsageError("--key <base64> is required (the key start-comm returned)");
+  const v = parseCommandLine({ help: HELP, options: OPTIONS, args: argv }).values;
+  if (!v.flight) usageError("--flight <id> is required");
+  if (!v.key) usageError("--key <base64> is required (the key start-comm returned)");
   const key = Buffer.from(v.key, "base64");
-  if (key.length !== 32) throw new UsageError("--key must be base64 of 32 bytes");
+  if (key.length !== 32) usageError("--key must be base64 of 32 bytes");
   if (!["orbit", "line", "file"].includes(v.pattern))
-    throw new UsageError(`--pattern must be orbit, line or file, not "${v.pattern}"`);
-  if (v.pattern === "file" && !v.file) throw new UsageError("--pattern file needs --file <path>");
+    usageError(`--pattern must be orbit, line or file, not "${v.pattern}"`);
+  if (v.pattern === "file" && !v.file) usageError("--pattern file needs --file <path>");
   let center: LatLng | undefined;
   if (v.center !== undefined) {
     const parts = v.center.split(",").map((p) => Number(p.trim()));
@@ -81,12 +69,12 @@ function parse(argv: string[]) {
       !(parts[0]! >= -90 && parts[0]! <= 90) ||
       !(parts[1]! >= -180 && parts[1]! <= 180)
     )
-      throw new UsageError(`--center must be latitude,longitude, not "${v.center}"`);
+      usageError(`--center must be latitude,longitude, not "${v.center}"`);
     center = [parts[0]!, parts[1]!];
   }
   const relay = v.relay ?? `127.0.0.1:${process.env.TELEMETRY_PORT ?? 16060}`;
   const match = /^(.+):(\d{1,5})$/.exec(relay);
-  if (!match) throw new UsageError(`--relay must be host:port, not "${relay}"`);
+  if (!match) usageError(`--relay must be host:port, not "${relay}"`);
   return {
     flightId: v.flight,
     key,
@@ -110,7 +98,7 @@ function parse(argv: string[]) {
   };
 }
 
-type Options = NonNullable<ReturnType<typeof parse>>;
+type Options = ReturnType<typeof parse>;
 
 async function api<T>(options: Options, path: string): Promise<T> {
   const headers: Record<string, string> = { "x-api-key": options.apiKey! };
@@ -129,12 +117,13 @@ function fileLine(file: string): LatLng[] {
     !Array.isArray(geometry.coordinates) ||
     geometry.coordinates.length < 2
   )
-    throw new UsageError(`${file}: expected a GeoJSON LineString of at least two positions`);
+    usageError(`${file}: expected a GeoJSON LineString of at least two positions`);
   return geometry.coordinates.map(([lng, lat]: [number, number]) => [lat, lng] as LatLng);
 }
 
 /** Ground below the pattern, sampled every ~10 m along it in one /ele request; nearest sample wins. */
 async function terrain(options: Options, pattern: Pattern): Promise<(p: LatLng) => number | null> {
+  const { distance } = await import("./lib/flightSimulator");
   if (!options.apiKey) {
     console.warn("No --api-key: flying without terrain (altitude_msl = --height above sea level).");
     return () => null;
@@ -173,26 +162,16 @@ async function terrain(options: Options, pattern: Pattern): Promise<(p: LatLng) 
 }
 
 async function main() {
-  let options: Options | undefined;
-  try {
-    options = parse(process.argv.slice(2));
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\n\n${HELP}`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  if (!options) {
-    console.log(HELP);
-    return;
-  }
+  const options = parse(process.argv.slice(2));
+  const [{ buildDatagram }, { encodeRecords }, { line, orbit, sampleAt }] = await Promise.all([
+    import("../proto/datagram"),
+    import("../proto/messages"),
+    import("./lib/flightSimulator"),
+  ]);
   let center = options.center;
   if (!center) {
     if (!options.apiKey)
-      throw new UsageError(
-        "give --center lat,lng, or --api-key (and --token) to fly around the flight's point",
-      );
+      usageError("give --center lat,lng, or --api-key (and --token) to fly around the flight's point");
     const flight = await api<{ latitude: number; longitude: number }>(
       options,
       `/flight/v2/${encodeURIComponent(options.flightId)}`,
@@ -260,7 +239,4 @@ async function main() {
   console.log(`Sent ${sent} datagrams (${sent * 4} records), serials ${options.serial}..${serial - 1}.`);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(err instanceof UsageError ? 2 : 1);
-});
+runCommand(main);

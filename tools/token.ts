@@ -1,8 +1,4 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { parseArgs } from "node:util";
-import { windsock } from "../worker/client";
-import { STATE_DIR } from "./lib/config";
+import { fail, parseCommandLine, runCommand } from "./lib/cli";
 
 const HELP = `npm run token -- [--user <id>] [--base <url>]
 
@@ -14,47 +10,33 @@ client of worker/client.ts. Prints the pilot id, then the token alone on the las
 
 The API key is WINDSOCK_API_KEY, else the development key \`npm start\` wrote to STATE_DIR.`;
 
-function options() {
-  try {
-    return parseArgs({
-      options: {
-        user: { type: "string", default: "pilot-1" },
-        base: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (err) {
-    console.error(`${(err as Error).message}\n\n${HELP}`);
-    process.exit(2);
-  }
-}
+const { values } = parseCommandLine({
+  help: HELP,
+  options: { user: { type: "string", default: "pilot-1" }, base: { type: "string" } },
+});
 
-const values = options();
-if (values.help) {
-  console.log(HELP);
-  process.exit(0);
-}
-const base = values.base ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-let apiKey = process.env.WINDSOCK_API_KEY;
-if (!apiKey) {
-  try {
-    apiKey = readFileSync(path.join(STATE_DIR, "dev-api-key"), "utf8").trim();
-  } catch {
-    console.error(
-      `No API key: set WINDSOCK_API_KEY, or run \`npm start\` (it writes ${STATE_DIR}/dev-api-key).`,
-    );
-    process.exit(1);
+runCommand(async () => {
+  const [{ readFileSync }, path, { STATE_DIR }, { windsock }] = await Promise.all([
+    import("node:fs"),
+    import("node:path"),
+    import("./lib/config"),
+    import("../worker/client"),
+  ]);
+  const base = values.base ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+  let apiKey = process.env.WINDSOCK_API_KEY;
+  if (!apiKey) {
+    try {
+      apiKey = readFileSync(path.join(STATE_DIR, "dev-api-key"), "utf8").trim();
+    } catch {
+      fail(`no API key: set WINDSOCK_API_KEY, or run \`npm start\` (it writes ${STATE_DIR}/dev-api-key)`);
+    }
   }
-}
-
-const api = windsock(base, { apiKey });
-const res = await api.auth.v1.anonymous.token.$post({ json: { user_id: values.user } });
-const body = await res.json();
-if (body.status !== "success") {
-  console.error(`${res.status}: ${body.data.message}`);
-  process.exit(1);
-}
-const token = body.data.id_token;
-const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"));
-console.log(`pilot id (the token's sub): ${claims.sub}`);
-console.log(token);
+  const api = windsock(base, { apiKey });
+  const res = await api.auth.v1.anonymous.token.$post({ json: { user_id: values.user } });
+  const body = await res.json();
+  if (body.status !== "success") fail(`${res.status}: ${body.data.message}`);
+  const token = body.data.id_token;
+  const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"));
+  console.log(`pilot id (the token's sub): ${claims.sub}`);
+  console.log(token);
+});

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "./lib/cli";
 import { ROOT } from "./lib/config";
 
 /**
@@ -13,21 +13,10 @@ import { ROOT } from "./lib/config";
 const FILE = "worker-configuration.d.ts";
 const FLAGS = ["--include-runtime=false", "--strict-vars=false", "--env-file", "/dev/null"];
 
-const options = {
-  check: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h" },
-} as const;
-let values: { check: boolean; help?: boolean };
-try {
-  values = parseArgs({ options }).values;
-} catch (err) {
-  console.error(`${(err as Error).message}; see npm run types -- --help`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(`npm run types [-- --check]\n  writes ${FILE} from wrangler.toml; --check only compares`);
-  process.exit(0);
-}
+const { values } = parseCommandLine({
+  help: `npm run types [-- --check]\n  writes ${FILE} from wrangler.toml; --check only compares`,
+  options: { check: { type: "boolean", default: false } },
+});
 
 /** wrangler types, then Biome's formatting (the project's style); throws when either fails. */
 function generate(file: string): void {

@@ -52,8 +52,8 @@ describe("npm run airspace:import", () => {
 
   it("says what to do when the format or the file is wrong", async () => {
     const unknown = await airspaceImport("kml", "x.kml");
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/unknown format "kml"; use one of ourairports, faa-facility-map/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown format "kml": use one of ourairports, faa-facility-map/);
     const missing = await airspaceImport("faa-tfr", "no-such-file.geojson");
     expect(missing.stderr).toMatch(/cannot read no-such-file.geojson/);
     const noFile = await airspaceImport("faa-tfr");

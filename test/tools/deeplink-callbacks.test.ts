@@ -51,7 +51,7 @@ describe("npm run callbacks", () => {
     const help = await run("tools/callbacks.ts", "--help");
     expect(help.stdout).toContain("npm run callbacks -- add <url> --account");
     const wrong = await run("tools/callbacks.ts", "frob");
-    expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain("unknown command frob");
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('unknown command "frob"');
   });
 });

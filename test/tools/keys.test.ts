@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY_CACHE_MS } from "../../worker/middleware/apiKey";
+import { API_KEY_PREFIX_LENGTH } from "../../worker/services/apiKeys";
 import { migratedState } from "./operatorState";
 
 let state: Awaited<ReturnType<typeof migratedState>>;
@@ -20,7 +22,7 @@ describe("keys commands", () => {
 
     const listed = await keys("list");
     expect(listed.stdout).toContain("ci app");
-    expect(listed.stdout).toContain(key.slice(0, 10));
+    expect(listed.stdout).toContain(`${key.slice(0, API_KEY_PREFIX_LENGTH)}…`);
     expect(listed.stdout).not.toContain(key);
     expect(listed.stdout).toContain("active");
 
@@ -35,7 +37,7 @@ describe("keys commands", () => {
   it("explains itself and refuses bad use", async () => {
     const help = (await keys("--help")).stdout;
     expect(help).toContain("keys:create");
-    expect(help).toContain("within 10 seconds");
+    expect(help).toContain(`within ${KEY_CACHE_MS / 1000} seconds`);
     const noName = await keys("create");
     expect(noName.code).not.toBe(0);
     expect(noName.stderr).toContain("--name");

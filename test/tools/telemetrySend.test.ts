@@ -4,10 +4,10 @@ import { createSocket } from "node:dgram";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { parseDatagram, splitRecords } from "../../relay/datagram";
-import { telemetrySchema } from "../../relay/messages";
+import { parseDatagram, splitRecords } from "../../proto/datagram";
+import { decodeMessage, telemetrySchema } from "../../proto/messages";
+import { namedFields } from "../../proto/records";
 import { along, distance, line, orbit, pressureAt, sampleAt } from "../../tools/lib/flightSimulator";
-import { decodeMessage, namedFields } from "../../worker/domain/telemetryMessages";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 const run = promisify(execFile);

@@ -1,6 +1,7 @@
 import { env, SELF } from "cloudflare:test";
-import { sha256Hex } from "../../worker/lib/hash";
-import { randomBase62 } from "../../worker/lib/ids";
+import { drizzle } from "drizzle-orm/d1";
+import * as schema from "../../schema";
+import { createApiKey } from "../../worker/services/apiKeys";
 
 export const BASE = "https://windsock.test";
 
@@ -10,24 +11,14 @@ export interface TestAccount {
   keyId: string;
 }
 
-/** Creates an account with one API key directly in D1, as `npm run keys:create` does. */
+/** Creates an account with one API key in D1 through the service `npm run keys:create` uses. */
 export async function createAccount(
   name = "test",
   rateLimitPerMinute: number | null = 100_000,
 ): Promise<TestAccount> {
-  const accountId = `account|${randomBase62(22)}`;
-  const keyId = `key|${randomBase62(22)}`;
-  const apiKey = `wsk_${randomBase62(40)}`;
-  const now = Date.now();
-  await env.DB.batch([
-    env.DB.prepare(
-      "INSERT INTO accounts (id, public_id, name, rate_limit_per_minute, created_at) VALUES (?, ?, ?, ?, ?)",
-    ).bind(accountId, `app_${randomBase62(12)}`, name, rateLimitPerMinute, now),
-    env.DB.prepare(
-      "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ).bind(keyId, accountId, name, await sha256Hex(apiKey), apiKey.slice(0, 8), now),
-  ]);
-  return { accountId, apiKey, keyId };
+  const created = await createApiKey(drizzle(env.DB, { schema }), { name, rateLimitPerMinute });
+  if (!created) throw new Error("a new account is always created");
+  return { accountId: created.accountId, apiKey: created.apiKey, keyId: created.keyId };
 }
 
 export interface Call {

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import initSqlJs from "sql.js";
 import type { MultiPolygon, Position } from "../../worker/domain/geojson";
-import { parseArgs, ROOT } from "../lib/config";
+import { parseCommandLine, runCommand } from "../lib/cli";
+import { ROOT } from "../lib/config";
 
 const HELP = `Derives data/airspace/uk-regions.geojson from QGIS's world map (Natural Earth 4.1 admin-1):
 the UK's 232 counties, unitary authorities, council areas and districts, each with its nation.
@@ -20,12 +20,12 @@ const NATIONS: Record<string, string> = {
 const OUTPUT = path.join(ROOT, "data/airspace/uk-regions.geojson");
 
 async function main() {
-  const { flags } = parseArgs(process.argv.slice(2));
-  if (flags.has("help")) {
-    console.log(HELP);
-    return;
-  }
-  const gpkg = String(flags.get("gpkg") ?? "/usr/share/qgis/resources/data/world_map.gpkg");
+  const { values } = parseCommandLine({
+    help: HELP,
+    options: { gpkg: { type: "string", default: "/usr/share/qgis/resources/data/world_map.gpkg" } },
+  });
+  const gpkg = values.gpkg;
+  const { default: initSqlJs } = await import("sql.js");
   const SQL = await initSqlJs();
   const db = new SQL.Database(readFileSync(gpkg));
   const [result] = db.exec(
@@ -80,7 +80,4 @@ function gpkgGeometry(blob: Uint8Array): MultiPolygon {
 
 const round5 = (n: number) => Math.round(n * 1e5) / 1e5;
 
-main().catch((err) => {
-  console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runCommand(main);

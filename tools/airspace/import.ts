@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fail, parseArgs } from "../lib/config";
-import { applyMigrations, openTarget } from "../lib/target";
-import { datasetBox, loadDataset, loadedJurisdictions, placeRecords } from "./dataset";
-import { FORMATS } from "./formats";
+import { fail, parseCommandLine, runCommand, usageError } from "../lib/cli";
 import type { GeoJsonOptions } from "./formats/geojson";
+import { FORMAT_NAMES } from "./formats/names";
+
+const FORMAT_LIST = Object.entries(FORMAT_NAMES);
 
 const HELP = `Loads airspace data into the local state (or with --remote the deployed D1 database).
 
 Usage: npm run airspace:import -- <format> <file> [options]
 
 Formats:
-${FORMATS.map((f) => `  ${f.name.padEnd(20)} ${f.summary}`).join("\n")}
+${FORMAT_LIST.map(([name, summary]) => `  ${name.padEnd(20)} ${summary}`).join("\n")}
 
 Options:
   --dataset <name>      load under this name (default: <format>-<file name>); loading a dataset
@@ -31,32 +31,54 @@ Examples:
   npm run airspace:import -- faa-facility-map FAA_UAS_FacilityMap_Data.geojson
   npm run airspace:import -- geojson fires.geojson --type wildfire --name-field poly_IncidentName`;
 
+const OPTIONS = {
+  dataset: { type: "string" },
+  remote: { type: "boolean" },
+  type: { type: "string" },
+  "type-field": { type: "string" },
+  map: { type: "string" },
+  "name-field": { type: "string" },
+  "start-field": { type: "string" },
+  "end-field": { type: "string" },
+} as const;
+
 async function main() {
-  const { flags, positionals } = parseArgs(process.argv.slice(2));
-  if (flags.has("help") || positionals.length === 0) {
-    console.log(HELP);
-    return;
-  }
-  const [formatName, file] = positionals;
-  const format = FORMATS.find((f) => f.name === formatName);
-  if (!format) fail(`unknown format "${formatName}"; use one of ${FORMATS.map((f) => f.name).join(", ")}`);
-  if (!file) fail(`give the file to load: npm run airspace:import -- ${format.name} <file>`);
+  const { values, positionals } = parseCommandLine({ help: HELP, options: OPTIONS, positionals: true });
+  if (positionals.length === 0) return console.log(HELP);
+  const [formatName, file, extra] = positionals;
+  if (!(formatName! in FORMAT_NAMES))
+    usageError(`unknown format "${formatName}": use one of ${FORMAT_LIST.map(([name]) => name).join(", ")}`);
+  if (!file) usageError(`give the file to load: npm run airspace:import -- ${formatName} <file>`);
+  if (extra !== undefined) usageError(`unexpected argument "${extra}": load one file at a time`);
+  const map = geoJsonMap(values.map);
+  const [
+    { FORMATS },
+    { applyMigrations, openTarget },
+    { datasetBox, loadDataset, loadedJurisdictions, placeRecords },
+  ] = await Promise.all([import("./formats"), import("../lib/target"), import("./dataset")]);
+  const format = FORMATS.find((f) => f.name === formatName)!;
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
     fail(`cannot read ${file}: ${(err as Error).message}`);
   }
-  const remote = flags.has("remote");
-  const dataset = String(
-    flags.get("dataset") ?? `${format.name}-${path.basename(file).replace(/\.[^.]+$/, "")}`,
-  );
+  const remote = values.remote ?? false;
+  const dataset = values.dataset ?? `${format.name}-${path.basename(file).replace(/\.[^.]+$/, "")}`;
   const log = (message: string) => console.log(`[airspace] ${message}`);
 
   log(`reading ${file} as ${format.name}`);
   let parsed: ReturnType<typeof format.parse>;
   try {
-    parsed = format.parse(text, geoJsonOptions(flags));
+    const options: GeoJsonOptions = {
+      type: values.type,
+      typeField: values["type-field"],
+      nameField: values["name-field"],
+      startField: values["start-field"],
+      endField: values["end-field"],
+      map,
+    };
+    parsed = format.parse(text, options);
   } catch (err) {
     fail(`${file}: ${(err as Error).message}`);
   }
@@ -91,32 +113,16 @@ async function main() {
   log(`loaded dataset "${dataset}" into the ${remote ? "deployed" : "local"} database`);
 }
 
-function geoJsonOptions(flags: Map<string, string | true>): GeoJsonOptions {
-  const text = (name: string) => {
-    const value = flags.get(name);
-    if (value === true) fail(`--${name} needs a value`);
-    return value;
-  };
-  const map = text("map");
-  return {
-    type: text("type"),
-    typeField: text("type-field"),
-    nameField: text("name-field"),
-    startField: text("start-field"),
-    endField: text("end-field"),
-    map: map
-      ? Object.fromEntries(
-          map.split(",").map((pair) => {
-            const [value, type] = pair.split("=");
-            if (!value || !type) fail(`--map takes value=type pairs, not "${pair}"`);
-            return [value.trim(), type.trim()];
-          }),
-        )
-      : undefined,
-  };
+/** `--map jail=prison,clinic=hospital` as an object; a malformed pair is a usage error. */
+function geoJsonMap(map: string | undefined): Record<string, string> | undefined {
+  if (map === undefined) return undefined;
+  return Object.fromEntries(
+    map.split(",").map((pair) => {
+      const [value, type] = pair.split("=");
+      if (!value || !type) usageError(`--map takes value=type pairs, not "${pair}"`);
+      return [value.trim(), type.trim()];
+    }),
+  );
 }
 
-main().catch((err) => {
-  console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runCommand(main);

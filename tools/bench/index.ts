@@ -1,4 +1,4 @@
-import { parseArgs } from "../lib/config";
+import { parseCommandLine, usageError } from "../lib/cli";
 import { suite as airspace } from "./airspace";
 import { suite as api } from "./api";
 import { suite as deeplink } from "./deeplink";
@@ -29,13 +29,9 @@ BENCH_STATE_DIR, default .wrangler/bench-state). Ratios compare routes measured 
 Usage: npm run bench [-- <suite> …]     suites: ${suites.map((s) => s.name).join(", ")}`;
 
 async function main() {
-  const { flags, positionals } = parseArgs(process.argv.slice(2));
-  if (flags.has("help")) {
-    console.log(HELP);
-    return;
-  }
+  const { positionals } = parseCommandLine({ help: HELP, options: {}, positionals: true });
   const unknown = positionals.filter((name) => !suites.some((s) => s.name === name));
-  if (unknown.length > 0) throw new Error(`unknown suite ${unknown.join(", ")}\n\n${HELP}`);
+  if (unknown.length > 0) usageError(`unknown suite ${unknown.join(", ")}`);
   const chosen = positionals.length > 0 ? suites.filter((s) => positionals.includes(s.name)) : suites;
   const { ctx, stop } = await startService();
   try {

@@ -1,5 +1,6 @@
 import { createSocket } from "node:dgram";
-import { buildDatagram, encodeRecords } from "../lib/datagrams";
+import { buildDatagram } from "../../proto/datagram";
+import { encodeRecords } from "../../proto/messages";
 import { orbit, sampleAt } from "../lib/flightSimulator";
 import { type BenchContext, type BenchSuite, ratio } from "./harness";
 

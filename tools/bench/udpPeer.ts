@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { readFileSync } from "node:fs";
+import { buildDatagram } from "../../proto/datagram";
+import { encodeRecords } from "../../proto/messages";
 import { newId } from "../../worker/lib/ids";
 import { parseArgs } from "../lib/config";
-import { buildDatagram, encodeRecords, position } from "../lib/datagrams";
+import { position } from "../lib/sampleRecords";
 
 const HELP = `The relay benchmark's other processes (one JSON line of results on stdout each).
 

@@ -2,7 +2,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { writeArrayBuffer } from "geotiff";
-import { parseArgs, ROOT } from "../lib/config";
+import { parseCommandLine } from "../lib/cli";
+import { ROOT } from "../lib/config";
 
 const HELP = `Derives the committed elevation samples in data/elevation/ from Debian packages
 (run by a maintainer, once; a clone uses the committed files).
@@ -18,10 +19,15 @@ data/elevation/luxembourg-elev-30s.tif (a copy of ex/elev.tif).`;
 const OUT = path.join(ROOT, "data/elevation");
 
 function main() {
-  const { flags } = parseArgs(process.argv.slice(2));
-  if (flags.has("help")) return console.log(HELP);
-  const mpl = String(flags.get("matplotlib-data") ?? "/usr/share/matplotlib/mpl-data");
-  const terra = String(flags.get("terra") ?? "/usr/lib/R/site-library/terra");
+  const { values } = parseCommandLine({
+    help: HELP,
+    options: {
+      "matplotlib-data": { type: "string", default: "/usr/share/matplotlib/mpl-data" },
+      terra: { type: "string", default: "/usr/lib/R/site-library/terra" },
+    },
+  });
+  const mpl = values["matplotlib-data"];
+  const terra = values.terra;
   mkdirSync(OUT, { recursive: true });
 
   const npz = readZip(readFileSync(path.join(mpl, "sample_data/jacksboro_fault_dem.npz")));

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
-import { fail, parseArgs } from "../lib/config";
-import { openTarget } from "../lib/target";
-import { type ImportLog, importElevation } from "./importer";
+import { fail, parseCommandLine, runCommand, usageError } from "../lib/cli";
+import type { ImportLog } from "./importer";
 
 const HELP = `Imports elevation data into the tiles the worker serves (/elevation/v1/…).
 
@@ -24,12 +23,18 @@ Options:
   --help     show this help`;
 
 async function main() {
-  const { flags, positionals } = parseArgs(process.argv.slice(2));
-  if (flags.has("help")) return console.log(HELP);
-  for (const [flag] of flags) if (flag !== "remote") fail(`unknown option --${flag}; see --help`);
-  if (positionals.length === 0) fail(`give the files to import\n\n${HELP}`);
+  const { values, positionals } = parseCommandLine({
+    help: HELP,
+    options: { remote: { type: "boolean" } },
+    positionals: true,
+  });
+  if (positionals.length === 0) usageError("give the files to import");
   for (const file of positionals) if (!existsSync(file)) fail(`${file}: no such file`);
-  const remote = flags.has("remote");
+  const remote = values.remote ?? false;
+  const [{ openTarget }, { importElevation }] = await Promise.all([
+    import("../lib/target"),
+    import("./importer"),
+  ]);
   const target = await openTarget({ remote });
   const started = Date.now();
   try {
@@ -66,4 +71,4 @@ function terminalLog(): ImportLog {
   };
 }
 
-main().catch((err) => fail(err instanceof Error ? err.message : String(err)));
+runCommand(main);

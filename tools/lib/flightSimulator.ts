@@ -1,4 +1,4 @@
-import type { OutgoingRecord } from "./datagrams";
+import type { OutgoingRecord } from "../../proto/records";
 
 /**
  * A simulated multicopter for `npm run telemetry:send`: flies a pattern at a steady ground speed and

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { getPlatformProxy } from "wrangler";
-import { D1_DATABASE, ELEVATION_BUCKET, ROOT, STATE_DIR, WRANGLER_CONFIG, WRANGLER_ENV } from "./config";
+import { D1_DATABASE, ELEVATION_BUCKET, ROOT, STATE_DIR, WRANGLER_ENV } from "./config";
+import { openLocalPlatform } from "./localPlatform";
 import { inline, type Statement } from "./sql";
 
 const run = promisify(execFile);
@@ -39,12 +39,9 @@ class LocalTarget implements Target {
   ) {}
 
   static async open(): Promise<LocalTarget> {
-    const proxy = await getPlatformProxy<{ DB: D1Database; ELEVATION: R2Bucket }>({
-      configPath: WRANGLER_CONFIG,
-      persist: { path: path.join(STATE_DIR, "v3") },
-      remoteBindings: false,
-    });
-    return new LocalTarget(proxy.env, proxy.dispose);
+    // Only D1 and R2, through Miniflare (tools/lib/localPlatform.ts): no Durable Object warnings.
+    const platform = await openLocalPlatform();
+    return new LocalTarget(platform.env, platform.dispose);
   }
 
   async execute(statements: Statement[]): Promise<void> {

@@ -5,7 +5,7 @@ import { type Dataset, loadDataset, loadJurisdictions, placeRecords } from "../a
 import { inputsDigest, readBoundarySources, readRulesetsFile } from "../airspace/embedded";
 import { airportRecord } from "../airspace/formats/airports";
 import { rulesetStatements } from "../airspace/rulesets";
-import type { Seeder } from "./index";
+import type { Seeder } from "./seeder";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
 const GENERATOR_VERSION = "2";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { importElevation } from "../elevation/importer";
 import { ROOT } from "../lib/config";
-import type { Seeder } from "./index";
+import type { Seeder } from "./seeder";
 
 /** The real samples the embedded default serves (README, "Elevation data"). */
 export const EMBEDDED_ELEVATION = [

@@ -3,6 +3,7 @@ import { parseClassAirspace } from "./faaClassAirspace";
 import { parseFacilityMap } from "./faaFacilityMap";
 import { parseTfr } from "./faaTfr";
 import { type GeoJsonOptions, parseGeoJson } from "./geojson";
+import { FORMAT_NAMES, type FormatName } from "./names";
 import { parseOpenAip } from "./openaip";
 import { parseOurAirports } from "./ourairports";
 import type { Parsed } from "./source";
@@ -13,40 +14,18 @@ export interface Format {
   parse(text: string, options: GeoJsonOptions): Parsed;
 }
 
-export const FORMATS: Format[] = [
-  {
-    name: "ourairports",
-    summary: "OurAirports airports.csv: airports and heliports (closed ones skipped)",
-    parse: parseOurAirports,
-  },
-  {
-    name: "faa-facility-map",
-    summary: "FAA UAS Facility Map GeoJSON: 30″ grid cells with CEILING (ft), APT1_* airport fields",
-    parse: parseFacilityMap,
-  },
-  {
-    name: "faa-class-airspace",
-    summary: "FAA Class_Airspace GeoJSON: classes B, C, D and surface-area E",
-    parse: parseClassAirspace,
-  },
-  {
-    name: "faa-tfr",
-    summary: "FAA TFR shapes GeoJSON (tfr.faa.gov WFS layer TFR:V_TFR_LOC)",
-    parse: parseTfr,
-  },
-  {
-    name: "openaip",
-    summary: "OpenAIP airspace JSON: an export file (array) or an API page ({items})",
-    parse: parseOpenAip,
-  },
-  {
-    name: "ed269",
-    summary: "EUROCAE ED-269 geographical zones JSON (UASZoneList): special-use airspace by restriction",
-    parse: (text) => parseEd269Zones(text),
-  },
-  {
-    name: "geojson",
-    summary: "Plain GeoJSON with a type mapping: parks, schools, hospitals, prisons, power plants, fires…",
-    parse: parseGeoJson,
-  },
-];
+const PARSERS: Record<FormatName, Format["parse"]> = {
+  ourairports: parseOurAirports,
+  "faa-facility-map": parseFacilityMap,
+  "faa-class-airspace": parseClassAirspace,
+  "faa-tfr": parseTfr,
+  openaip: parseOpenAip,
+  ed269: (text) => parseEd269Zones(text),
+  geojson: parseGeoJson,
+};
+
+export const FORMATS: Format[] = Object.entries(FORMAT_NAMES).map(([name, summary]) => ({
+  name,
+  summary,
+  parse: PARSERS[name as FormatName],
+}));

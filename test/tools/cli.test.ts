@@ -1,0 +1,107 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { describeParseError } from "../../tools/lib/cli";
+import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
+
+const exec = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const NO_HEAVY = path.join(import.meta.dirname, "noHeavyImports.mjs");
+
+/** Runs an operator command as `npm run` does (tsx), with wrangler and miniflare made unloadable. */
+async function command(script: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      ["--import", "tsx", "--import", NO_HEAVY, script, ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+// [script and subcommand, a line its usage prints]
+const COMMANDS: [string[], string][] = [
+  [["tools/token.ts"], "npm run token"],
+  [["tools/interussToken.ts"], "npm run interuss:token"],
+  [["tools/telemetrySend.ts"], "npm run telemetry:send"],
+  [["tools/keys.ts", "create"], "npm run keys:create"],
+  [["tools/keys.ts", "list"], "npm run keys:list"],
+  [["tools/keys.ts", "revoke"], "npm run keys:revoke"],
+  [["tools/callbacks.ts", "add"], "npm run callbacks -- add"],
+  [["tools/callbacks.ts", "list"], "npm run callbacks -- list"],
+  [["tools/airspace/import.ts"], "npm run airspace:import"],
+  [["tools/elevation/import.ts"], "npm run elevation:import"],
+  [["tools/wranglerTypes.ts"], "npm run types"],
+  [["tools/airspace/deriveUkRegions.ts"], "deriveUkRegions.ts"],
+  [["tools/elevation/deriveSamples.ts"], "deriveSamples.ts"],
+];
+
+describe("every operator command", () => {
+  it.each(COMMANDS)(
+    "%j --help prints its usage and exits 0 without loading wrangler",
+    async (argv, usage) => {
+      const [script, ...sub] = argv;
+      const res = await command(script!, ...sub, "--help");
+      expect(res.stderr).toBe("");
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain(usage);
+    },
+  );
+
+  it.each(COMMANDS)("%j refuses an unknown option by name with exit 2", async (argv) => {
+    const [script, ...sub] = argv;
+    const res = await command(script!, ...sub, "--nmae", "x");
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe("");
+    expect(res.stderr.trim()).toMatch(/^unknown option --nmae( \(did you mean --[\w-]+\?\))?; see --help$/);
+  });
+
+  it("suggests the option meant and names a missing value", async () => {
+    const typo = await command("tools/keys.ts", "create", "--nmae", "app");
+    expect(typo.stderr.trim()).toBe("unknown option --nmae (did you mean --name?); see --help");
+    const missing = await command("tools/keys.ts", "create", "--name");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe("--name needs a value; see --help");
+    const wrongSub = await command("tools/keys.ts", "delete");
+    expect(wrongSub.code).toBe(2);
+    expect(wrongSub.stderr).toContain('unknown command "delete"');
+  });
+
+  it("interuss:token's usage lists the worker's issuer and every scope", async () => {
+    const help = (await command("tools/interussToken.ts", "--help")).stdout;
+    expect(help.replace(/\s+/g, " ")).toContain(`iss ${DEV_ISSUER}`);
+    for (const scope of Object.values(SCOPES)) expect(help).toContain(scope);
+  });
+});
+
+describe("describeParseError", () => {
+  const error = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+  it("says what node:util's errors mean in one line", () => {
+    expect(
+      describeParseError(error("ERR_PARSE_ARGS_UNKNOWN_OPTION", "Unknown option '--remtoe'. To specify…"), [
+        "remote",
+      ]),
+    ).toBe("unknown option --remtoe (did you mean --remote?)");
+    expect(
+      describeParseError(error("ERR_PARSE_ARGS_UNKNOWN_OPTION", "Unknown option '--zz'."), ["remote"]),
+    ).toBe("unknown option --zz");
+    expect(
+      describeParseError(
+        error("ERR_PARSE_ARGS_INVALID_OPTION_VALUE", "Option '--remote' does not take an argument"),
+        [],
+      ),
+    ).toBe("--remote takes no value");
+    expect(
+      describeParseError(error("ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL", "Unexpected argument 'x'. …"), []),
+    ).toBe('unexpected argument "x"');
+  });
+});
