@@ -1,7 +1,7 @@
-import { areaSizeError } from "../domain/airspace/inputs";
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import type { Db } from "../env";
 import { newId } from "../lib/ids";
+import { areaSizeError } from "../services/airspace";
 import { createPlanFlight } from "../services/flightCreation";
 import { deleteSubmittedPlan, endFlight, findFlight, insertPlan } from "../store/flights";
 import { ensurePilot } from "../store/pilots";
@@ -51,7 +51,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The service account and its pilot, created the first time the qualifier plans anything. */
-async function virtualPilot(
+export async function virtualPilot(
   db: Db,
   d1: D1Database,
   now: number,

@@ -1,5 +1,5 @@
 import type { Db } from "../env";
-import { unknownRulesetIds } from "../store/airspace";
+import { unknownRulesetIds } from "../store/rulesets";
 import { assessVolume, type Effect, type Finding, rulesetIdOf } from "./assessment";
 import { parseEd269, RESTRICTIONS } from "./ed269";
 import { type DataSource, deleteDataSource, findDataSource, putDataSource } from "./store";

@@ -18,13 +18,15 @@ import {
   queryMap,
   removeSource,
 } from "../interuss/geospatialMap";
+import { limitPerSubject } from "../interuss/rateLimit";
 import { InvalidInput } from "../interuss/volumes";
 
 /**
  * InterUSS automated-testing interfaces: geospatial_map/v1 and flight_planning/v1. Their bodies are
  * the interfaces' own JSON, errors included (`{"message"}`), not JSend (an exception to CONTRACT §1),
  * and their credential is the test authority's bearer token with the endpoint's scope, not an API key
- * (an exception to CONTRACT §3; worker/interuss/auth.ts). The logic is in worker/interuss/.
+ * (an exception to CONTRACT §3; worker/interuss/auth.ts), rate limited per token subject
+ * (worker/interuss/rateLimit.ts). The logic is in worker/interuss/.
  */
 
 const GEO = "/interuss/geospatial_map/v1";
@@ -103,7 +105,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "geospatial_map/v1 status",
     security: security(SCOPES.geospatialMapDirect),
-    middleware: [requireScope(SCOPES.geospatialMapDirect)] as const,
+    middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     responses: { 200: json(StatusResponse, "Ready"), ...AUTH_ERRORS },
   }),
   putSource: createRoute({
@@ -112,7 +114,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Load an ED-269 data source (https; a loopback http server in development)",
     security: security(SCOPES.geospatialMapDirect),
-    middleware: [requireScope(SCOPES.geospatialMapDirect)] as const,
+    middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     request: { params: sourceParams, body: bodyOf("CreateGeospatialDataSourceRequest") },
     responses: {
       200: json(SourceResponse, "Loaded, or why not"),
@@ -127,7 +129,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "A data source's status",
     security: security(SCOPES.geospatialMapDirect),
-    middleware: [requireScope(SCOPES.geospatialMapDirect)] as const,
+    middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     request: { params: sourceParams },
     responses: { 200: json(SourceResponse, "Its status"), 404: err("No such data source"), ...AUTH_ERRORS },
   }),
@@ -137,7 +139,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Deactivate a data source",
     security: security(SCOPES.geospatialMapDirect),
-    middleware: [requireScope(SCOPES.geospatialMapDirect)] as const,
+    middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     request: { params: sourceParams },
     responses: { 200: json(SourceResponse, "Deactivated"), ...AUTH_ERRORS },
   }),
@@ -147,7 +149,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Which checks select Block or Advise features, from this service's airspace and rules",
     security: security(SCOPES.geospatialMapQuery),
-    middleware: [requireScope(SCOPES.geospatialMapQuery)] as const,
+    middleware: [requireScope(SCOPES.geospatialMapQuery), limitPerSubject()] as const,
     request: { body: bodyOf("GeospatialMapQueryRequest") },
     responses: { 200: json(QueryReply, "One result per check"), 400: err("Invalid request"), ...AUTH_ERRORS },
   }),
@@ -157,7 +159,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "flight_planning/v1 status",
     security: security(SCOPES.flightPlanningDirect),
-    middleware: [requireScope(SCOPES.flightPlanningDirect)] as const,
+    middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
     responses: { 200: json(StatusResponse, "Ready"), ...AUTH_ERRORS },
   }),
   upsertPlan: createRoute({
@@ -166,7 +168,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Plan, modify or close a flight as the qualifier's virtual user",
     security: security(SCOPES.flightPlanningPlan),
-    middleware: [requireScope(SCOPES.flightPlanningPlan)] as const,
+    middleware: [requireScope(SCOPES.flightPlanningPlan), limitPerSubject()] as const,
     request: { params: planParams, body: bodyOf("UpsertFlightPlanRequest") },
     responses: {
       200: json(PlanResponse, "The planning outcome"),
@@ -180,7 +182,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Close a flight plan (test director)",
     security: security(SCOPES.flightPlanningDirect),
-    middleware: [requireScope(SCOPES.flightPlanningDirect)] as const,
+    middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
     request: { params: planParams },
     responses: { 200: json(PlanResponse, "Closed"), 404: err("No such flight plan"), ...AUTH_ERRORS },
   }),
@@ -190,7 +192,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Close every qualifier flight plan in an area",
     security: security(SCOPES.flightPlanningDirect),
-    middleware: [requireScope(SCOPES.flightPlanningDirect)] as const,
+    middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
     request: { body: bodyOf("ClearAreaRequest") },
     responses: { 200: json(ClearAreaResponse, "Cleared"), 400: err("Invalid request"), ...AUTH_ERRORS },
   }),
@@ -200,7 +202,7 @@ const routes = {
     tags: ["InterUSS"],
     summary: "Notifications the virtual user observed",
     security: security(SCOPES.flightPlanningPlan),
-    middleware: [requireScope(SCOPES.flightPlanningPlan)] as const,
+    middleware: [requireScope(SCOPES.flightPlanningPlan), limitPerSubject()] as const,
     request: { query: z.object({ after: z.string().optional(), before: z.string().optional() }) },
     responses: {
       200: json(NotificationsResponse, "The notifications"),

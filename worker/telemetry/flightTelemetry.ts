@@ -62,6 +62,18 @@ const MIGRATE_TO_DATAGRAM_IDS = `
   DROP TABLE records_by_serial;
   CREATE INDEX IF NOT EXISTS records_by_time ON records (timestamp, id);`;
 
+/** A record as Remote ID reads it. */
+export interface RecentRecord {
+  type: string;
+  timestamp: number;
+  fields: Record<string, number>;
+}
+
+/** Remote ID reads at most this many records of a window (a minute at 40 Hz of positions and speeds). */
+const RECENT_LIMIT = 5000;
+
+const CREATE_REMOTE_ID = "CREATE TABLE IF NOT EXISTS remote_id (k TEXT PRIMARY KEY, v TEXT NOT NULL);";
+
 /**
  * One flight's telemetry in its own SQLite database: writes of concurrent flights never queue behind
  * each other (D1 is a single writer), and a record posted twice is stored once.
@@ -143,6 +155,59 @@ export class FlightTelemetry extends DurableObject<Bindings> {
       fields: JSON.parse(row.fields) as Record<string, number>,
     }));
     return { records, more };
+  }
+
+  /**
+   * What ASTM F3411 network Remote ID serves of this flight (worker/services/remoteId.ts): its
+   * position and speed records timed within [since, until], oldest first, at most RECENT_LIMIT of
+   * the latest, and the Remote ID declarations kept for it (an injected test flight's), if any.
+   */
+  remoteIdWindow(since: number, until: number): { records: RecentRecord[]; declared: string | null } {
+    const records = this.hasTable()
+      ? this.ctx.storage.sql
+          .exec<{ type: string; timestamp: number; fields: string }>(
+            `SELECT type, timestamp, fields FROM records
+             WHERE timestamp >= ? AND timestamp <= ? AND type IN ('position', 'speed')
+             ORDER BY timestamp DESC, id DESC LIMIT ?`,
+            since,
+            until,
+            RECENT_LIMIT,
+          )
+          .toArray()
+          .reverse()
+          .map((r) => ({
+            type: r.type,
+            timestamp: r.timestamp,
+            fields: JSON.parse(r.fields) as Record<string, number>,
+          }))
+      : [];
+    return { records, declared: this.remoteIdDeclared() };
+  }
+
+  /** Keeps (or with null, forgets) this object's Remote ID declarations: JSON text, replaced whole. */
+  keepRemoteId(json: string | null): void {
+    const sql = this.ctx.storage.sql;
+    sql.exec(CREATE_REMOTE_ID);
+    if (json === null) sql.exec("DELETE FROM remote_id WHERE k = 'declared'");
+    else sql.exec("INSERT OR REPLACE INTO remote_id (k, v) VALUES ('declared', ?)", json);
+  }
+
+  /** Keeps `value` unless declarations are kept already (one call, so atomic); true when kept. */
+  claimRemoteId(json: string): boolean {
+    const sql = this.ctx.storage.sql;
+    sql.exec(CREATE_REMOTE_ID);
+    const claimed = sql
+      .exec("INSERT OR IGNORE INTO remote_id (k, v) VALUES ('declared', ?) RETURNING k", json)
+      .toArray();
+    return claimed.length > 0;
+  }
+
+  /** The Remote ID declarations (JSON text) kept by keepRemoteId, or null. */
+  remoteIdDeclared(): string | null {
+    const sql = this.ctx.storage.sql;
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'remote_id'").toArray().length === 0) return null;
+    const row = sql.exec<{ v: string }>("SELECT v FROM remote_id WHERE k = 'declared'").toArray()[0];
+    return row?.v ?? null;
   }
 
   /** Forgets the flight's telemetry: a deleted flight leaves nothing behind. */

@@ -1,0 +1,273 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { Problem } from "../domain/problem";
+import type { AppEnv } from "../env";
+import { requireScope } from "../interuss/auth";
+import { userNotifications } from "../interuss/flightPlanning";
+import { limitPerSubject } from "../interuss/rateLimit";
+import { createTest, deleteTest, TestExists, TestNotFound } from "../interuss/ridInjection";
+import { InvalidInput } from "../interuss/volumes";
+import { ApiError } from "../lib/errors";
+import { RID_SCOPES } from "../rid/constants";
+import { parseRecentDuration, parseView } from "../rid/view";
+import { flightDetails, flightsInView } from "../services/remoteId";
+import { DssUnavailable } from "../services/ridDss";
+
+/**
+ * ASTM F3411-22a network Remote ID, Service Provider side (`/rid/v2/uss/…`), and the qualifier's RID
+ * test-data injection (`/interuss/rid/v1/…`). Bodies are the standard's and the interface's own JSON,
+ * errors `{"message"}` (an exception to CONTRACT §1); the credential is the authority's bearer token
+ * with the endpoint's scope (worker/interuss/auth.ts), rate limited per token subject. The logic is
+ * in worker/rid/ (pure), worker/services/remoteId.ts and worker/interuss/ridInjection.ts.
+ */
+
+const USS = "/rid/v2/uss";
+const INJECT = "/interuss/rid/v1";
+
+const ErrorBody = z.object({ message: z.string() }).openapi("RidErrorResponse");
+const err = (description: string) => ({
+  content: { "application/json": { schema: ErrorBody } },
+  description,
+});
+const AUTH_ERRORS = {
+  401: err("Bearer access token missing, undecodable or invalid"),
+  403: err("The access token lacks the scope of this endpoint"),
+  429: err("Too many requests from this client; see Retry-After"),
+} as const;
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+const guarded = (scope: string) => ({
+  security: [{ InterussBearer: [scope] }],
+  middleware: [requireScope(scope), limitPerSubject()],
+});
+
+const Time = z.object({ value: z.string(), format: z.literal("RFC3339") });
+const Position = z.object({
+  lat: z.number(),
+  lng: z.number(),
+  alt: z.number().openapi({ description: "WGS84 ellipsoid height, meters" }),
+  accuracy_h: z.string(),
+  accuracy_v: z.string(),
+  extrapolated: z.boolean(),
+  pressure_altitude: z.number().optional(),
+  height: z
+    .object({ distance: z.number(), reference: z.enum(["TakeoffLocation", "GroundLevel"]) })
+    .optional(),
+});
+const RIDFlight = z
+  .object({
+    id: z.string(),
+    aircraft_type: z.string(),
+    current_state: z.object({
+      timestamp: Time,
+      timestamp_accuracy: z.number(),
+      operational_status: z.string(),
+      position: Position,
+      track: z.number(),
+      speed: z.number(),
+      speed_accuracy: z.string(),
+      vertical_speed: z.number(),
+    }),
+    simulated: z.boolean(),
+    recent_positions: z.array(z.object({ time: Time, position: Position })),
+  })
+  .openapi("RIDFlight");
+const GetFlightsResponse = z
+  .object({ timestamp: Time, flights: z.array(RIDFlight) })
+  .openapi("GetFlightsResponse");
+const GetFlightDetailsResponse = z
+  .object({
+    details: z.looseObject({
+      id: z.string(),
+      uas_id: z.looseObject({}).optional(),
+      operator_id: z.string().optional(),
+      operator_location: z.looseObject({}).optional(),
+      operation_description: z.string().optional(),
+    }),
+  })
+  .openapi("GetFlightDetailsResponse");
+const ChangeTestResponse = z
+  .object({ injected_flights: z.array(z.looseObject({})), version: z.string() })
+  .openapi("ChangeTestResponse");
+const DeleteTestResponse = z
+  .object({ injected_flights: z.array(z.looseObject({})) })
+  .openapi("DeleteTestResponse");
+const NotificationsResponse = z
+  .object({ user_notifications: z.array(z.unknown()) })
+  .openapi("RidQueryUserNotificationsResponse");
+const bodyOf = (name: string) => ({
+  content: { "application/json": { schema: z.looseObject({}).openapi(name) } },
+  required: true,
+});
+
+const routes = {
+  flights: createRoute({
+    method: "get",
+    path: `${USS}/flights`,
+    tags: ["Remote ID"],
+    summary: "F3411-22a: flights with a position in the view during the last 60 s, every account's",
+    ...guarded(RID_SCOPES.displayProvider),
+    request: {
+      query: z.object({
+        view: z.string().optional().openapi({ description: "lat1,lng1,lat2,lng2; diagonal at most 7 km" }),
+        recent_positions_duration: z.string().optional().openapi({ description: "seconds, 0 to 60" }),
+      }),
+    },
+    responses: {
+      200: json(GetFlightsResponse, "The flights"),
+      400: err("view or recent_positions_duration invalid"),
+      413: err("The view's diagonal is over NetMaxDisplayAreaDiagonalKm (7 km)"),
+      ...AUTH_ERRORS,
+    },
+  }),
+  details: createRoute({
+    method: "get",
+    path: `${USS}/flights/{id}/details`,
+    tags: ["Remote ID"],
+    summary: "F3411-22a: a reported flight's details (operator location, UAS id)",
+    ...guarded(RID_SCOPES.displayProvider),
+    request: { params: z.object({ id: z.string().min(1).max(255) }) },
+    responses: {
+      200: json(GetFlightDetailsResponse, "The details"),
+      404: err("No such flight"),
+      ...AUTH_ERRORS,
+    },
+  }),
+  isaNotification: createRoute({
+    method: "post",
+    path: `${USS}/identification_service_areas/{id}`,
+    tags: ["Remote ID"],
+    summary:
+      "F3411-22a: an Identification Service Area changed (acknowledged; this service keeps no subscriptions)",
+    ...guarded(RID_SCOPES.serviceProvider),
+    request: {
+      params: z.object({ id: z.uuid() }),
+      body: bodyOf("PutIdentificationServiceAreaNotificationParameters"),
+    },
+    responses: { 204: { description: "Received" }, 400: err("Invalid notification"), ...AUTH_ERRORS },
+  }),
+  createTest: createRoute({
+    method: "put",
+    path: `${INJECT}/tests/{test_id}`,
+    tags: ["InterUSS"],
+    summary: "RID injection: create test flights whose states are stored as telemetry",
+    ...guarded(RID_SCOPES.injectTestData),
+    request: {
+      params: z.object({ test_id: z.string().min(1).max(100) }),
+      body: bodyOf("CreateTestParameters"),
+    },
+    responses: {
+      200: json(ChangeTestResponse, "Injected"),
+      400: err("Invalid test data"),
+      409: err("Test already exists"),
+      503: err("A DSS is configured and the test's Identification Service Area could not be registered"),
+      ...AUTH_ERRORS,
+    },
+  }),
+  deleteTest: createRoute({
+    method: "delete",
+    path: `${INJECT}/tests/{test_id}/{version}`,
+    tags: ["InterUSS"],
+    summary: "RID injection: remove a test's flights and their telemetry",
+    ...guarded(RID_SCOPES.injectTestData),
+    request: {
+      params: z.object({ test_id: z.string().min(1).max(100), version: z.string().min(1).max(100) }),
+    },
+    responses: {
+      200: json(DeleteTestResponse, "Deleted"),
+      404: err("No such test at that version"),
+      ...AUTH_ERRORS,
+    },
+  }),
+  notifications: createRoute({
+    method: "get",
+    path: `${INJECT}/user_notifications`,
+    tags: ["InterUSS"],
+    summary: "RID injection: notifications the virtual user observed (none: this service sends none)",
+    ...guarded(RID_SCOPES.injectTestData),
+    request: { query: z.object({ after: z.string().optional(), before: z.string().optional() }) },
+    responses: {
+      200: json(NotificationsResponse, "The notifications"),
+      400: err("Invalid request"),
+      ...AUTH_ERRORS,
+    },
+  }),
+};
+
+const firstProblem = (problems: Problem[]) => {
+  const p = problems[0]!;
+  return {
+    status: problems.some((x) => x.tooLarge) ? (413 as const) : (400 as const),
+    message: `${p.field}: ${p.message}`,
+  };
+};
+
+function renderRidError(e: Error, c: Context<AppEnv>) {
+  if (e instanceof InvalidInput) return c.json({ message: e.message }, 400);
+  if (e instanceof TestExists) return c.json({ message: e.message }, 409);
+  if (e instanceof TestNotFound) return c.json({ message: e.message }, 404);
+  if (e instanceof ApiError) return c.json({ message: e.message }, e.status);
+  if (e instanceof DssUnavailable) return c.json({ message: `DSS registration failed: ${e.message}` }, 503);
+  if (e instanceof HTTPException && e.status < 500)
+    return c.json({ message: e.message || "Bad request" }, e.status);
+  console.error(JSON.stringify({ level: "error", path: c.req.path, error: String(e?.stack ?? e) }));
+  return c.json({ message: "Internal server error" }, 500);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const ridRoutes = new OpenAPIHono<AppEnv>({
+  strict: false,
+  defaultHook: (result, c) => {
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const field = issue && issue.path.length > 0 ? issue.path.join(".") : result.target;
+      return c.json({ message: `${field}: ${issue?.message ?? "invalid"}` }, 400);
+    }
+  },
+})
+  .openapi(routes.flights, async (c) => {
+    const query = c.req.valid("query");
+    const view = parseView(query.view);
+    if (!view.ok) {
+      const { status, message } = firstProblem(view.problems);
+      return c.json({ message }, status);
+    }
+    const recent = parseRecentDuration(query.recent_positions_duration);
+    if (!recent.ok) return c.json({ message: firstProblem(recent.problems).message }, 400);
+    return c.json(await flightsInView(c.env, view.value, recent.value, Date.now()), 200);
+  })
+  .openapi(routes.details, async (c) => {
+    const { id } = c.req.valid("param");
+    const details = await flightDetails(c.env, id, Date.now());
+    if (!details) return c.json({ message: `No flight ${id} is reported` }, 404);
+    return c.json({ details }, 200);
+  })
+  .openapi(routes.isaNotification, (c) => {
+    const body = c.req.valid("json");
+    const subscriptions = body.subscriptions;
+    if (!Array.isArray(subscriptions) || subscriptions.length === 0)
+      return c.json({ message: "subscriptions: at least one SubscriptionState" }, 400);
+    if (!subscriptions.every((s) => isObject(s) && typeof s.subscription_id === "string"))
+      return c.json({ message: "subscriptions: each needs subscription_id" }, 400);
+    return c.body(null, 204);
+  })
+  .openapi(routes.createTest, async (c) => {
+    const { test_id: testId } = c.req.valid("param");
+    const ownBase = `${new URL(c.req.url).origin}/rid/v2`;
+    return c.json(await createTest(c.var.db, c.env, testId, c.req.valid("json"), Date.now(), ownBase), 200);
+  })
+  .openapi(routes.deleteTest, async (c) => {
+    const { test_id: testId, version } = c.req.valid("param");
+    return c.json(await deleteTest(c.var.db, c.env, testId, version, Date.now()), 200);
+  })
+  .openapi(routes.notifications, (c) => {
+    const { after, before } = c.req.valid("query");
+    return c.json(userNotifications(after, before), 200);
+  });
+
+ridRoutes.onError(renderRidError);

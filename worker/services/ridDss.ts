@@ -1,0 +1,135 @@
+import type { Bindings } from "../env";
+import { RID_SCOPES } from "../rid/constants";
+import { isaExtents, notification, type Subscriber, subscribersOf, type Volume4D } from "../rid/dss";
+
+/**
+ * Registration of this Service Provider's Identification Service Areas in an F3411-22a DSS, when one
+ * is configured: `RID_DSS_BASE_URL` (the DSS's `/rid/v2` base), `RID_AUTH_TOKEN_URL` (the
+ * authority's OAuth token endpoint, client credentials; `RID_AUTH_CLIENT_ID`/`RID_AUTH_CLIENT_SECRET`
+ * when it wants them) and `RID_USS_BASE_URL` (this service's `/rid/v2` base as others reach it).
+ * Without `RID_DSS_BASE_URL` nothing is registered and `/rid/v2` still answers.
+ */
+
+export interface RidDssConfig {
+  RID_DSS_BASE_URL?: string;
+  RID_AUTH_TOKEN_URL?: string;
+  RID_AUTH_CLIENT_ID?: string;
+  RID_AUTH_CLIENT_SECRET?: string;
+  RID_USS_BASE_URL?: string;
+}
+
+export class DssUnavailable extends Error {}
+
+export interface RegisteredIsa {
+  id: string;
+  version: string;
+}
+
+type Fetch = typeof fetch;
+
+/** Tokens per audience, kept until a minute before they expire. */
+const tokens = new Map<string, { token: string; until: number }>();
+
+async function accessToken(config: RidDssConfig, audience: string, fetcher: Fetch): Promise<string> {
+  const cached = tokens.get(audience);
+  if (cached && cached.until > Date.now()) return cached.token;
+  if (!config.RID_AUTH_TOKEN_URL) throw new DssUnavailable("RID_AUTH_TOKEN_URL is not set");
+  const form = new URLSearchParams({
+    grant_type: "client_credentials",
+    scope: RID_SCOPES.serviceProvider,
+    intended_audience: audience,
+  });
+  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
+  if (config.RID_AUTH_CLIENT_ID)
+    headers.Authorization = `Basic ${btoa(`${config.RID_AUTH_CLIENT_ID}:${config.RID_AUTH_CLIENT_SECRET ?? ""}`)}`;
+  const res = await fetcher(config.RID_AUTH_TOKEN_URL, { method: "POST", headers, body: form });
+  const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
+  if (!res.ok || typeof body.access_token !== "string")
+    throw new DssUnavailable(`the token endpoint answered ${res.status}`);
+  const lifetime = typeof body.expires_in === "number" ? body.expires_in : 300;
+  tokens.set(audience, { token: body.access_token, until: Date.now() + Math.max(0, lifetime - 60) * 1000 });
+  return body.access_token;
+}
+
+async function call(config: RidDssConfig, url: string, method: string, body: unknown, fetcher: Fetch) {
+  const token = await accessToken(config, new URL(url).hostname, fetcher);
+  const res = await fetcher(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await res.json().catch(() => null)) as unknown;
+  return { ok: res.ok, status: res.status, body: answer };
+}
+
+/** Notifies each subscriber; a subscriber that is down does not undo the change (logged). */
+async function notifyAll(
+  config: RidDssConfig,
+  isaId: string,
+  subscribers: Subscriber[],
+  serviceArea: unknown,
+  extents: Volume4D | undefined,
+  fetcher: Fetch,
+): Promise<void> {
+  await Promise.all(
+    subscribers.map(async (s) => {
+      const url = `${s.url.replace(/\/$/, "")}/uss/identification_service_areas/${isaId}`;
+      try {
+        const res = await call(config, url, "POST", notification(s, serviceArea, extents), fetcher);
+        if (!res.ok) throw new Error(`answered ${res.status}`);
+      } catch (err) {
+        console.error(
+          JSON.stringify({ level: "warn", msg: "ISA notification failed", url, error: String(err) }),
+        );
+      }
+    }),
+  );
+}
+
+export function dssConfigured(env: Bindings): boolean {
+  return Boolean((env as Bindings & RidDssConfig).RID_DSS_BASE_URL);
+}
+
+/** Creates the ISA covering `points` from `start` to `end`; null when no DSS is configured. */
+export async function registerIsa(
+  env: Bindings,
+  isaId: string,
+  points: { lat: number; lng: number; alt: number }[],
+  start: number,
+  end: number,
+  ownBaseUrl: string,
+  fetcher: Fetch = fetch,
+): Promise<RegisteredIsa | null> {
+  const config = env as Bindings & RidDssConfig;
+  if (!config.RID_DSS_BASE_URL) return null;
+  const extents = isaExtents(points, start, end);
+  const url = `${config.RID_DSS_BASE_URL.replace(/\/$/, "")}/dss/identification_service_areas/${isaId}`;
+  const res = await call(
+    config,
+    url,
+    "PUT",
+    { extents, uss_base_url: config.RID_USS_BASE_URL || ownBaseUrl },
+    fetcher,
+  );
+  const area = (res.body as { service_area?: { version?: unknown } } | null)?.service_area;
+  if (!res.ok || typeof area?.version !== "string")
+    throw new DssUnavailable(`the DSS answered ${res.status}`);
+  await notifyAll(config, isaId, subscribersOf(res.body), area, extents, fetcher);
+  return { id: isaId, version: area.version };
+}
+
+/** Deletes a registered ISA and notifies its subscribers; a DSS that is down is logged, not fatal. */
+export async function removeIsa(env: Bindings, isa: RegisteredIsa, fetcher: Fetch = fetch): Promise<void> {
+  const config = env as Bindings & RidDssConfig;
+  if (!config.RID_DSS_BASE_URL) return;
+  const url = `${config.RID_DSS_BASE_URL.replace(/\/$/, "")}/dss/identification_service_areas/${isa.id}/${isa.version}`;
+  try {
+    const res = await call(config, url, "DELETE", undefined, fetcher);
+    if (!res.ok) throw new Error(`the DSS answered ${res.status}`);
+    await notifyAll(config, isa.id, subscribersOf(res.body), undefined, undefined, fetcher);
+  } catch (err) {
+    console.error(
+      JSON.stringify({ level: "warn", msg: "ISA deletion failed", isa: isa.id, error: String(err) }),
+    );
+  }
+}
