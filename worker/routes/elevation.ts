@@ -7,12 +7,11 @@ import {
   type PointsInput,
   parsePath,
   parseRectangle,
-  pointsFrom,
+  positionsFrom,
 } from "../domain/elevation/points";
 import { pathPositions, planCarpet, planPath, sampleElevations } from "../domain/elevation/sampling";
 import type { AppEnv } from "../env";
 import { ApiError, badRequest } from "../lib/errors";
-import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 
@@ -168,10 +167,8 @@ function source(c: Context<AppEnv>) {
 
 /** GET and POST answer alike: the forms differ only in where `points` travels. */
 async function elevations(c: Context<AppEnv>, input: PointsInput, mode: "bilinear" | "nearest" = "bilinear") {
-  const positions = await forPoints(() => pointsFrom(input));
+  const { lats, lngs } = await forPoints(() => positionsFrom(input));
   const { load, coverage } = source(c);
-  const lats = positions.map((p) => p[0]);
-  const lngs = positions.map((p) => p[1]);
   return forPoints(async () => sampleElevations(await coverage(), lats, lngs, mode, load));
 }
 
@@ -194,13 +191,40 @@ async function carpetOf(c: Context<AppEnv>, input: PointsInput): Promise<JsonByt
   return carpetJson(values, `${head.slice(0, -2)},"carpet":`, "}}") as JsonBytes<z.infer<typeof Carpet>>;
 }
 
-/** A JSend success body already written as JSON (UTF-8), typed as the JSON it spells. */
-function successJson<T>(c: Context<AppEnv>, json: JsonBytes<T>) {
-  return c.body(json, 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<
-    { status: "success"; data: T },
-    200,
-    "json"
-  >;
+/**
+ * A JSend success body already written as JSON (UTF-8), typed as the JSON it spells. A GET answer
+ * carries its ETag, computed here from the bytes as hono/etag would (worker/middleware/cache.ts):
+ * the same value, but the middleware then need not clone the body to digest it, and the answer
+ * keeps its Content-Length instead of going out chunked.
+ */
+async function successJson<T>(c: Context<AppEnv>, json: JsonBytes<T>) {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (c.req.method === "GET") headers.ETag = await bodyEtag(json);
+  return c.body(json, 200, headers) as unknown as TypedResponse<{ status: "success"; data: T }, 200, "json">;
+}
+
+/** success(c, data), written as successJson does. */
+function successOf<T>(c: Context<AppEnv>, data: T) {
+  const json = new TextEncoder().encode(JSON.stringify({ status: "success", data }));
+  return successJson(c, json as JsonBytes<T>);
+}
+
+/** hono/etag's digest: SHA-1 over the body in 256 KiB pieces, each after the digest so far. */
+const ETAG_PIECE_BYTES = 262_144;
+
+async function bodyEtag(body: Uint8Array<ArrayBuffer>): Promise<string> {
+  let digest: Uint8Array<ArrayBuffer> | undefined;
+  for (let at = 0; at < body.byteLength; at += ETAG_PIECE_BYTES) {
+    const piece = body.subarray(at, at + ETAG_PIECE_BYTES);
+    let input = piece;
+    if (digest) {
+      input = new Uint8Array(digest.byteLength + piece.byteLength);
+      input.set(digest);
+      input.set(piece, digest.byteLength);
+    }
+    digest = new Uint8Array(await crypto.subtle.digest("SHA-1", input));
+  }
+  return `"${Array.from(digest ?? [], (b) => b.toString(16).padStart(2, "0")).join("")}"`;
 }
 
 async function profileOf(c: Context<AppEnv>, input: PointsInput) {
@@ -220,16 +244,16 @@ async function profileOf(c: Context<AppEnv>, input: PointsInput) {
 export const elevationRoutes = createRouter()
   .openapi(ele, async (c) => {
     const query = c.req.valid("query");
-    return success(c, await elevations(c, query.points, query.interpolation));
+    return successOf(c, await elevations(c, query.points, query.interpolation));
   })
   .openapi(elePost, async (c) => {
     const body = c.req.valid("json");
-    return success(c, await elevations(c, body.points, body.interpolation));
+    return successOf(c, await elevations(c, body.points, body.interpolation));
   })
   .openapi(carpet, async (c) => successJson(c, await carpetOf(c, c.req.valid("query").points)))
   .openapi(carpetPost, async (c) => successJson(c, await carpetOf(c, c.req.valid("json").points)))
-  .openapi(path, async (c) => success(c, await profileOf(c, c.req.valid("query").points)))
-  .openapi(pathPost, async (c) => success(c, await profileOf(c, c.req.valid("json").points)));
+  .openapi(path, async (c) => successOf(c, await profileOf(c, c.req.valid("query").points)))
+  .openapi(pathPost, async (c) => successOf(c, await profileOf(c, c.req.valid("json").points)));
 
 function noData(): ApiError {
   return new ApiError(404, "No elevation data anywhere in this rectangle", [

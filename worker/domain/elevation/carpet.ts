@@ -24,11 +24,26 @@ export interface CarpetValues {
 }
 
 /**
- * The carpet's samples as sampleElevations gives them at carpetPositions(plan), but read row by
- * row: a row's latitude places it in a tile once, a column's longitude once per tile, and the
- * value is copied out of its chunk (or interpolated where the plan's grid is off the tile's).
- * Positions on whole degrees, where neighbouring tiles compete, are located one by one as the
- * general sampler does; carpets reaching more than ROW_PATH_CHUNKS chunks go through it whole.
+ * A stretch of one carpet row read from one chunk: columns c0..c1-1 at chunk row `y`, their
+ * chunk columns in `xs` (a single sample when `xs` is null: `x` then holds its column).
+ */
+interface Run {
+  row: number;
+  c0: number;
+  c1: number;
+  slot: number;
+  y: number;
+  xs: Float64Array | null;
+  x: number;
+}
+
+/**
+ * The carpet's samples as sampleElevations gives them at carpetPositions(plan), but read a row at
+ * a time: a row's latitude places it in a tile once, a column's longitude once per tile, and each
+ * stretch of a row inside one chunk is copied out of it (or interpolated where the plan's grid is
+ * off the tile's). Positions on whole degrees, where neighbouring tiles compete, are located one
+ * by one as the general sampler does; carpets reaching more than ROW_PATH_CHUNKS chunks go
+ * through it whole.
  */
 export async function sampleCarpet(
   coverage: Coverage,
@@ -37,41 +52,35 @@ export async function sampleCarpet(
   rowPathChunks = ROW_PATH_CHUNKS,
 ): Promise<CarpetValues> {
   const { rows, cols } = plan;
-  const lats = new Float64Array(rows);
   const lngs = new Float64Array(cols);
-  for (let r = 0; r < rows; r++) lats[r] = ((plan.south + r) * plan.step) / ARCSEC_PER_DEGREE;
   for (let c = 0; c < cols; c++) lngs[c] = ((plan.west + c) * plan.step) / ARCSEC_PER_DEGREE;
+  const lngFloors = lngs.map(Math.floor);
+  // Columns on whole degrees or off the globe: the general rule picks among the tiles there.
+  const general = new Uint8Array(cols);
+  for (let c = 0; c < cols; c++) {
+    const lng = lngs[c]!;
+    general[c] = lng === lngFloors[c] || lng < -180 || lng > 180 ? 1 : 0;
+  }
 
-  // Where each sample lies: a slot among the chunks needed (-1: no data) and its place there.
-  const slotOf = new Int32Array(rows * cols).fill(-1);
-  const ys = new Float64Array(rows * cols);
-  const xs = new Float64Array(rows * cols);
   const refs: { tile: CoveredTile; chunk: number }[] = [];
   const slotById = new Map<number, number>();
-  let lastId = -1;
-  let lastSlot = -1;
   const slot = (tile: CoveredTile, chunk: number) => {
     const id = tile.chunkId(chunk);
-    // Along a row the chunk changes once in chunkCells samples.
-    if (id === lastId) return lastSlot;
     let s = slotById.get(id);
     if (s === undefined) {
       s = refs.length;
       refs.push({ tile, chunk });
       slotById.set(id, s);
     }
-    lastId = id;
-    lastSlot = s;
     return s;
   };
-  // Per tile met: each column's chunk column and place in it (NaN where the column is not inside).
+  // Per tile met: each column's chunk column and place in it, as Coverage.locateInto places them.
   const columnsByTile = new Map<CoveredTile, { chunkCol: Int32Array; x: Float64Array }>();
   const columnsIn = (tile: CoveredTile) => {
     let placed = columnsByTile.get(tile);
     if (!placed) {
       placed = { chunkCol: new Int32Array(cols), x: new Float64Array(cols) };
       for (let c = 0; c < cols; c++) {
-        // As Coverage.locateInto places a position inside its tile.
         const fx = snap((lngs[c]! - tile.lng) * tile.cells);
         const chunkCol = Math.floor(Math.min(Math.floor(fx), tile.cells - 1) / tile.chunkCells);
         placed.chunkCol[c] = chunkCol;
@@ -81,60 +90,78 @@ export async function sampleCarpet(
     }
     return placed;
   };
+
+  const runs: Run[] = [];
   const found = { tile: undefined as unknown as CoveredTile, chunk: 0, y: 0, x: 0 };
-  const lngFloors = lngs.map(Math.floor);
+  const locateOne = (row: number, lat: number, c: number) => {
+    if (!coverage.locateInto(lat, lngs[c]!, found) || !found.tile.hasData(found.chunk)) return;
+    const s = slot(found.tile, found.chunk);
+    runs.push({ row, c0: c, c1: c + 1, slot: s, y: found.y, xs: null, x: found.x });
+  };
   for (let r = 0; r < rows; r++) {
-    const lat = lats[r]!;
+    const lat = ((plan.south + r) * plan.step) / ARCSEC_PER_DEGREE;
     const latFloor = Math.floor(lat);
-    const onEdge = lat === latFloor || !inCoverage(lat);
-    let tile: CoveredTile | undefined;
-    let fy = 0;
-    let chunkRow = 0;
-    for (let c = 0; c < cols; c++) {
-      const i = r * cols + c;
-      const lng = lngs[c]!;
-      if (onEdge || lng === lngFloors[c] || lng < -180 || lng > 180) {
-        // Whole degrees (and beyond coverage): the general rule picks among the tiles there.
-        if (!coverage.locateInto(lat, lng, found) || !found.tile.hasData(found.chunk)) continue;
-        slotOf[i] = slot(found.tile, found.chunk);
-        ys[i] = found.y;
-        xs[i] = found.x;
+    if (lat === latFloor || !inCoverage(lat)) {
+      for (let c = 0; c < cols; c++) locateOne(r, lat, c);
+      continue;
+    }
+    let c = 0;
+    while (c < cols) {
+      if (general[c]) {
+        locateOne(r, lat, c++);
         continue;
       }
-      if (tile === undefined || tile.lng !== lngFloors[c]) {
-        tile = coverage.tile(latFloor, lngFloors[c]!);
-        if (tile === undefined) continue;
-        fy = snap((lat - tile.lat) * tile.cells);
-        chunkRow = Math.floor(Math.min(Math.floor(fy), tile.cells - 1) / tile.chunkCells);
+      // The columns of one tile, up to the next whole degree.
+      const lngFloor = lngFloors[c]!;
+      let end = c + 1;
+      while (end < cols && !general[end] && lngFloors[end] === lngFloor) end++;
+      const tile = coverage.tile(latFloor, lngFloor);
+      if (tile) {
+        const fy = snap((lat - tile.lat) * tile.cells);
+        const chunkRow = Math.floor(Math.min(Math.floor(fy), tile.cells - 1) / tile.chunkCells);
+        const y = fy - chunkRow * tile.chunkCells;
+        const placed = columnsIn(tile);
+        // Split at chunk columns: each stretch reads one chunk.
+        for (let c0 = c; c0 < end; ) {
+          const chunkCol = placed.chunkCol[c0]!;
+          let c1 = c0 + 1;
+          while (c1 < end && placed.chunkCol[c1] === chunkCol) c1++;
+          const chunk = chunkRow * tile.chunksPerSide + chunkCol;
+          if (tile.hasData(chunk))
+            runs.push({ row: r, c0, c1, slot: slot(tile, chunk), y, xs: placed.x, x: 0 });
+          c0 = c1;
+        }
       }
-      const placed = columnsIn(tile);
-      const chunk = chunkRow * tile.chunksPerSide + placed.chunkCol[c]!;
-      if (!tile.hasData(chunk)) continue;
-      slotOf[i] = slot(tile, chunk);
-      ys[i] = fy - chunkRow * tile.chunkCells;
-      xs[i] = placed.x[c]!;
+      c = end;
     }
   }
   // The general path also enforces MAX_CHUNKS_PER_REQUEST, with its message.
   if (refs.length > rowPathChunks) return generalCarpet(coverage, plan, load);
   const chunks: (Chunk | null)[] = refs.length === 0 ? [] : await load(refs);
   const values = new Int32Array(rows * cols).fill(CARPET_VOID);
-  for (let i = 0; i < values.length; i++) {
-    const s = slotOf[i]!;
-    if (s < 0) continue;
-    const chunk = chunks[s];
-    if (!chunk) continue;
-    const y = ys[i]!;
-    const x = xs[i]!;
-    if (y === Math.floor(y) && x === Math.floor(x)) {
-      const v = chunk.values[y * chunk.cols + x]!;
-      if (v !== chunk.nodata) values[i] = v;
+  for (const run of runs) {
+    const chunk = chunks[run.slot];
+    if (chunk) readRun(chunk, run, values, run.row * cols);
+  }
+  return { rows, cols, values };
+}
+
+/** One stretch of a row out of its chunk: samples copied where it lies on them, else interpolated. */
+function readRun(chunk: Chunk, run: Run, out: Int32Array, rowStart: number): void {
+  const { y, xs } = run;
+  const { values, cols, nodata } = chunk;
+  const onRow = y === Math.floor(y);
+  const base = onRow ? y * cols : 0;
+  for (let c = run.c0; c < run.c1; c++) {
+    const x = xs ? xs[c]! : run.x;
+    if (onRow && x === Math.floor(x)) {
+      const v = values[base + x]!;
+      if (v !== nodata) out[rowStart + c] = v;
       continue;
     }
     const value = interpolate(chunk, y, x, "bilinear");
-    if (value !== null) values[i] = Math.round(value);
+    if (value !== null) out[rowStart + c] = Math.round(value);
   }
-  return { rows, cols, values };
 }
 
 /** A carpet over many chunks: the general sampler, which loads them a batch at a time. */
@@ -178,6 +205,15 @@ const COMMA = 0x2c;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 const NULL_BYTES = [0x6e, 0x75, 0x6c, 0x6c];
+/** The ASCII digits of 0..SMALL-1, four bytes a value, and how many of them each uses. */
+const SMALL = 10_000;
+const SMALL_DIGITS = new Uint8Array(SMALL * 4);
+const SMALL_LENGTH = new Uint8Array(SMALL);
+for (let v = 0; v < SMALL; v++) {
+  const text = String(v);
+  SMALL_LENGTH[v] = text.length;
+  for (let k = 0; k < text.length; k++) SMALL_DIGITS[v * 4 + k] = text.charCodeAt(k);
+}
 
 /**
  * The carpet's rows as JSON, as JSON.stringify writes nested arrays of integers and nulls, but
@@ -204,6 +240,14 @@ export function carpetJson(carpet: CarpetValues, prefix = "", suffix = ""): Uint
       if (v < 0) {
         out[n++] = 0x2d;
         v = -v;
+      }
+      if (v < SMALL) {
+        // Elevations are almost all below 10,000 m: their digits come from a table.
+        const at = v * 4;
+        const digits = SMALL_LENGTH[v]!;
+        for (let k = 0; k < digits; k++) out[n + k] = SMALL_DIGITS[at + k]!;
+        n += digits;
+        continue;
       }
       let digits = 1;
       for (let t = v; t >= 10; t = (t / 10) | 0) digits++;

@@ -53,6 +53,72 @@ export function parsePoints(text: string, maxPoints = MAX_POINTS): LatLng[] {
   return points;
 }
 
+/** Positions as parallel arrays: what the sampler reads, without an array per point. */
+export interface Positions {
+  lats: Float64Array;
+  lngs: Float64Array;
+}
+
+/** pointsFrom() as parallel arrays: the same checks, limits and messages. */
+export function positionsFrom(input: PointsInput, maxPoints = MAX_POINTS): Positions {
+  if (typeof input === "string") {
+    const fast = scanPoints(input, maxPoints);
+    if (fast) return fast;
+  }
+  const points = pointsFrom(input, maxPoints);
+  const lats = new Float64Array(points.length);
+  const lngs = new Float64Array(points.length);
+  points.forEach(([lat, lng], i) => {
+    lats[i] = lat;
+    lngs[i] = lng;
+  });
+  return { lats, lngs };
+}
+
+/** Exact powers of ten: a decimal of at most 15 digits divided by one is the correctly rounded double. */
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
+const COMMA = 44;
+const DOT = 46;
+
+/**
+ * The common `lat,lng,…` list (plain decimals, no spaces or exponents) in one pass over the text,
+ * with no string made per number. Undefined for anything else, which parsePoints then reads, so
+ * every fault gets its usual message. A decimal of at most 15 digits is its digits over a power
+ * of ten (exact, as Number() reads it); a longer one goes through Number().
+ */
+function scanPoints(text: string, maxPoints: number): Positions | undefined {
+  const length = text.length;
+  let items = 1;
+  for (let i = 0; i < length; i++) if (text.charCodeAt(i) === COMMA) items++;
+  if (items % 2 !== 0 || items / 2 > maxPoints) return undefined;
+  const lats = new Float64Array(items / 2);
+  const lngs = new Float64Array(items / 2);
+  let i = 0;
+  for (let k = 0; k < items; k++) {
+    const start = i;
+    let c = text.charCodeAt(i);
+    const negative = c === 45;
+    if (negative || c === 43) c = text.charCodeAt(++i);
+    let digits = 0;
+    let fraction = 0;
+    let mantissa = 0;
+    for (; c >= 48 && c <= 57; c = text.charCodeAt(++i), digits++) mantissa = mantissa * 10 + (c - 48);
+    if (c === DOT) {
+      for (c = text.charCodeAt(++i); c >= 48 && c <= 57; c = text.charCodeAt(++i), fraction++)
+        mantissa = mantissa * 10 + (c - 48);
+    }
+    if (digits + fraction === 0 || (i < length && c !== COMMA)) return undefined;
+    let value =
+      digits + fraction <= 15 ? mantissa / POW10[fraction]! : Math.abs(Number(text.slice(start, i)));
+    if (negative) value = -value;
+    if (k % 2 === 0) lats[k / 2] = value;
+    else lngs[(k - 1) / 2] = value;
+    i++;
+  }
+  for (let n = 0; n < lats.length; n++) checkedPoint(lats[n]!, lngs[n]!, n + 1);
+  return { lats, lngs };
+}
+
 function checkedPoint(lat: number, lng: number, n: number): LatLng {
   if (!(lat >= -90 && lat <= 90)) throw new PointsError(`latitude ${lat} of point ${n} is outside -90..90`);
   if (!(lng >= -180 && lng <= 180))
