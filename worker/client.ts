@@ -5,14 +5,18 @@ import type { AppEnv } from "./env";
 import type { advisoryRoutes } from "./routes/advisory";
 import type { aircraftRoutes } from "./routes/aircraft";
 import type { airspaceRoutes } from "./routes/airspace";
+import type { archiveRoutes } from "./routes/archive";
 import type { authRoutes } from "./routes/auth";
+import type { authorizationRoutes } from "./routes/authorizations";
 import type { briefingRoutes } from "./routes/briefing";
+import type { corsOriginRoutes } from "./routes/corsOrigins";
 import type { deeplinkRoutes } from "./routes/deeplink";
 import type { devRoutes } from "./routes/dev";
 import type { elevationRoutes } from "./routes/elevation";
 import type { flightPlanRoutes } from "./routes/flightPlans";
 import type { flightRoutes } from "./routes/flights";
 import type { healthRoutes } from "./routes/health";
+import type { keyRoutes } from "./routes/keys";
 import type { liveRoutes } from "./routes/live";
 import type { pilotRoutes } from "./routes/pilots";
 import type { rulesRoutes } from "./routes/rules";
@@ -20,6 +24,7 @@ import type { statusRoutes } from "./routes/status";
 import type { systemRoutes } from "./routes/system";
 import type { telemetryRoutes } from "./routes/telemetry";
 import type { weatherRoutes } from "./routes/weather";
+import type { webhookRoutes } from "./routes/webhooks";
 
 /**
  * A router's routes. A path built at run time (a template string) is typed `string`, an index
@@ -38,8 +43,9 @@ type OneBody<E> = E extends { input: infer I }
   : E;
 
 /**
- * The API as Hono's `hc` sees it: the routes of every router worker/index.ts mounts at "/" (add a
- * router here when index.ts mounts one). Paths, parameters, bodies and JSend answers are typed from
+ * The API as Hono's `hc` sees it: the routes of every JSend router worker/index.ts mounts at "/" (add
+ * a router here when index.ts mounts one; the InterUSS and Remote ID interfaces are for qualifiers, not
+ * apps, and stay out). Paths, parameters, bodies and JSend answers are typed from
  * the same zod schemas that validate requests.
  */
 export type AppType = Hono<
@@ -61,7 +67,12 @@ export type AppType = Hono<
     SchemaOf<typeof statusRoutes> &
     SchemaOf<typeof weatherRoutes> &
     SchemaOf<typeof airspaceRoutes> &
-    SchemaOf<typeof systemRoutes>,
+    SchemaOf<typeof systemRoutes> &
+    SchemaOf<typeof keyRoutes> &
+    SchemaOf<typeof corsOriginRoutes> &
+    SchemaOf<typeof authorizationRoutes> &
+    SchemaOf<typeof archiveRoutes> &
+    SchemaOf<typeof webhookRoutes>,
   "/"
 >;
 

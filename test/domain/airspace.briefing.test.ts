@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AreaAdvisory } from "../../worker/domain/airspace/advisories";
 import { type BriefingInput, briefing } from "../../worker/domain/airspace/briefing";
-import { flightFeatureErrors } from "../../worker/domain/airspace/evaluation";
+import { flightFeatureProblems } from "../../worker/domain/airspace/evaluation";
 import type { Authorization } from "../../worker/domain/airspace/laanc";
 import type { FlightFeature, Ruleset } from "../../worker/domain/airspace/rules";
 
@@ -249,16 +249,16 @@ describe("the plan briefing", () => {
 describe("flight features a client sends", () => {
   it("must match their input type; unknown names are ignored", () => {
     expect(
-      flightFeatureErrors(
+      flightFeatureProblems(
         { flight_max_altitude_agl: "20.0", pilot_remote_certificate: "true", something_else: [1] },
         definitions,
       ),
     ).toEqual([]);
     expect(
-      flightFeatureErrors({ flight_max_altitude_agl: "high", pilot_remote_certificate: 3 }, definitions),
+      flightFeatureProblems({ flight_max_altitude_agl: "high", pilot_remote_certificate: 3 }, definitions),
     ).toEqual([
-      { name: "flight_features.flight_max_altitude_agl", message: "must be a number" },
-      { name: "flight_features.pilot_remote_certificate", message: "must be true or false" },
+      { field: "flight_features.flight_max_altitude_agl", message: "must be a number" },
+      { field: "flight_features.pilot_remote_certificate", message: "must be true or false" },
     ]);
   });
 });

@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { cellAt, cellCenter, cellOfPolygon } from "../../worker/domain/airspace/facilityGrid";
 import { distanceFromPoint, distanceToArea } from "../../worker/domain/airspace/geometry";
-import {
-  airspaceTypesFrom,
-  areaFrom,
-  rulesetIdsFrom,
-  timeWindowFrom,
-} from "../../worker/domain/airspace/inputs";
+import { checkArea, checkRulesetIds, checkWindow } from "../../worker/domain/airspace/inputs";
 import { boxesMeet, expandBox, indexCells, searchRanges } from "../../worker/domain/airspace/spatialGrid";
 import type { Polygon } from "../../worker/domain/geojson";
 import { ApiError } from "../../worker/lib/errors";
+import { areaFrom, rulesetIdsFrom, timeWindowFrom, typeListFrom } from "../../worker/schemas/queryFields";
 import { bowTie } from "../geometries";
 
 const square: Polygon = {
@@ -36,7 +32,25 @@ function refusal(fn: () => unknown): { status: number; names: string[]; message:
   throw new Error("accepted");
 }
 
-describe("query inputs", () => {
+describe("query inputs, as the domain checks them", () => {
+  it("returns problems as values, never an HTTP error", () => {
+    expect(checkArea(square)).toEqual({ ok: true, value: square });
+    expect(checkArea({ type: "Point", coordinates: [0, 0] })).toEqual({
+      ok: false,
+      problems: [{ field: "geometry", message: "must be a GeoJSON Polygon" }],
+    });
+    const huge = { type: "Polygon", coordinates: [Array.from({ length: 10_001 }, (_, i) => [i / 1e4, 0])] };
+    expect(checkArea(huge)).toMatchObject({ ok: false, problems: [{ field: "geometry", tooLarge: true }] });
+    expect(checkRulesetIds([" a ", "a", ""], "rulesets")).toEqual({ ok: true, value: ["a"] });
+    expect(checkRulesetIds([7])).toMatchObject({ ok: false, problems: [{ field: "rulesets" }] });
+    expect(checkWindow(2, 1)).toEqual({
+      ok: false,
+      problems: [{ field: "end", message: "must not be before start" }],
+    });
+  });
+});
+
+describe("query inputs, as the HTTP layer reads them", () => {
   it("takes the area as a Polygon object, a JSON string, or wrapped in {geometry}", () => {
     expect(areaFrom(square)).toEqual(square);
     expect(areaFrom(JSON.stringify(square))).toEqual(square);
@@ -101,9 +115,10 @@ describe("query inputs", () => {
   });
 
   it("refuses unknown airspace types, naming the valid ones", () => {
-    expect(airspaceTypesFrom("airport,controlled_airspace")).toEqual(["airport", "controlled_airspace"]);
-    expect(airspaceTypesFrom(undefined)).toBeUndefined();
-    const { names, message } = refusal(() => airspaceTypesFrom("airport,castle"));
+    expect(typeListFrom("airport,controlled_airspace", "types")).toEqual(["airport", "controlled_airspace"]);
+    expect(typeListFrom(undefined, "types")).toBeUndefined();
+    expect(typeListFrom(" , ", "types")).toBeUndefined();
+    const { names, message } = refusal(() => typeListFrom("airport,castle", "types"));
     expect(names).toEqual(["types"]);
     expect(message).toMatch(/unknown type castle; valid: non_geo, laanc, controlled_airspace/);
   });

@@ -65,7 +65,7 @@ describe("link building", () => {
     );
     expect(check.ok).toBe(true);
     if (!check.ok) return;
-    const link = creationLink("https://app.example/", "app_abc", check.request);
+    const link = creationLink("https://app.example/", "app_abc", check.value);
     expect(link.startsWith("https://app.example/create_flight/v1/?geometry=")).toBe(true);
     const query = new URL(link).searchParams;
     expect(JSON.parse(query.get("geometry")!)).toEqual({ geometry: square });
@@ -134,23 +134,28 @@ describe("link building", () => {
     );
     expect(check.ok).toBe(false);
     if (check.ok) return;
-    expect(check.errors.map((e) => e.name).sort()).toEqual(["altitude", "buffer", "geometry", "ruleset_ids"]);
-    expect(check.errors.find((e) => e.name === "geometry")!.message).toMatch(/closed/);
+    expect(check.problems.map((e) => e.field).sort()).toEqual([
+      "altitude",
+      "buffer",
+      "geometry",
+      "ruleset_ids",
+    ]);
+    expect(check.problems.find((e) => e.field === "geometry")!.message).toMatch(/closed/);
   });
 
   it("refuses a buffer on a Polygon at the builder but ignores it on the page", () => {
     const refused = checkLinkFields({ geometry: square, buffer: 50 }, "refuse");
-    expect(refused.ok ? [] : refused.errors).toEqual([
-      { name: "buffer", message: "applies only to LineString and Point geometries" },
+    expect(refused.ok ? [] : refused.problems).toEqual([
+      { field: "buffer", message: "applies only to LineString and Point geometries" },
     ]);
     const ignored = checkLinkFields({ geometry: square, buffer: 50 }, "ignore");
-    expect(ignored.ok && ignored.request.buffer).toBeUndefined();
+    expect(ignored.ok && ignored.value.buffer).toBeUndefined();
   });
 
   it("keeps a Point's buffer and defaults it when absent", () => {
     const point = { type: "Point", coordinates: [-118.3, 34.0] };
     const withBuffer = checkLinkFields({ geometry: point, buffer: "75" }, "ignore");
-    expect(withBuffer.ok && withBuffer.request.buffer).toBe(75);
+    expect(withBuffer.ok && withBuffer.value.buffer).toBe(75);
     expect(checkLinkFields({ geometry: point }, "refuse").ok).toBe(true);
   });
 
@@ -158,7 +163,9 @@ describe("link building", () => {
     const ring = Array.from({ length: 10_001 }, (_, i) => [i / 100_000, Math.sin(i) / 1000]);
     ring.push(ring[0]!);
     const check = checkLinkFields({ geometry: { type: "Polygon", coordinates: [ring] } }, "refuse");
-    expect(check.ok ? 0 : check.status).toBe(413);
+    expect(check.ok ? [] : check.problems).toEqual([
+      { field: "geometry", message: "at most 10000 positions", tooLarge: true },
+    ]);
   });
 
   it("reads the page's geometry parameter wrapped, bare or broken", () => {
@@ -167,9 +174,9 @@ describe("link building", () => {
     const bare = new URLSearchParams({ geometry: JSON.stringify(square) });
     expect(linkFieldsFromQuery(bare).geometry).toEqual(square);
     const broken = checkLinkFields(linkFieldsFromQuery(new URLSearchParams({ geometry: "{nope" })), "ignore");
-    expect(broken.ok ? [] : broken.errors.map((e) => e.name)).toEqual(["geometry"]);
+    expect(broken.ok ? [] : broken.problems.map((e) => e.field)).toEqual(["geometry"]);
     const missing = checkLinkFields(linkFieldsFromQuery(new URLSearchParams()), "ignore");
-    expect(missing.ok ? [] : missing.errors.map((e) => e.name)).toEqual(["geometry"]);
+    expect(missing.ok ? [] : missing.problems.map((e) => e.field)).toEqual(["geometry"]);
   });
 });
 

@@ -110,7 +110,7 @@ describe("geometryProblem", () => {
       },
     ],
   ])("refuses %s with 400", (_label, geometry) => {
-    expect(geometryProblem(geometry, 0)?.status).toBe(400);
+    expect(geometryProblem(geometry, 0)).toEqual({ field: "geometry", message: expect.any(String) });
   });
 
   it("accepts a simple polygon of exactly 10,000 positions and refuses a crossed one with 400", () => {
@@ -118,20 +118,23 @@ describe("geometryProblem", () => {
     expect(ring).toHaveLength(MAX_POSITIONS);
     expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)).toBeNull();
     [ring[100], ring[101]] = [ring[101]!, ring[100]!];
-    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)?.status).toBe(400);
+    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)).toEqual({
+      field: "geometry",
+      message: expect.stringMatching(/intersect/),
+    });
   });
 
   it("counts the positions of every ring toward the limit", () => {
     const shell = circleRing(9_000);
     const hole = circleRing(999, 0.001);
-    expect(geometryProblem({ type: "Polygon", coordinates: [shell, hole] }, 0)?.status).toBe(413);
+    expect(geometryProblem({ type: "Polygon", coordinates: [shell, hole] }, 0)?.tooLarge).toBe(true);
     expect(geometryProblem({ type: "Polygon", coordinates: [shell, circleRing(998, 0.001)] }, 0)).toBeNull();
   });
 
   it("refuses more than 10,000 positions with 413", () => {
     const ring = Array.from({ length: MAX_POSITIONS + 1 }, (_, i) => [i * 1e-6, (i % 2) * 1e-6]);
-    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)?.status).toBe(413);
-    expect(geometryProblem({ type: "LineString", coordinates: ring }, 5)?.status).toBe(413);
+    expect(geometryProblem({ type: "Polygon", coordinates: [ring] }, 0)?.tooLarge).toBe(true);
+    expect(geometryProblem({ type: "LineString", coordinates: ring }, 5)?.tooLarge).toBe(true);
   });
 });
 

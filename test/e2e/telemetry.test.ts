@@ -3,7 +3,9 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDatagram, encodeRecords, type OutgoingRecord } from "../../tools/lib/datagrams";
+import { buildDatagram } from "../../proto/datagram";
+import { encodeRecords } from "../../proto/messages";
+import type { OutgoingRecord } from "../../proto/records";
 import { type Process, scrapeMetrics } from "../../tools/lib/processes";
 import { freePort, prepareState, startRelay, startWorker } from "./services";
 

@@ -106,6 +106,22 @@ export const YOSEMITE_AREA = square(-119.6, 37.7, -119.59, 37.71);
 export const LONDON_AREA = square(-0.45, 51.47, -0.44, 51.48);
 export const SELLAFIELD_AREA = square(-3.5, 54.41, -3.49, 54.42);
 export const PARIS_AREA = square(2.35, 48.85, 2.36, 48.86);
+/** A box around Fallon: the Class D, the airport, the heliport, the TFR, the fire and the other places. */
+export const FALLON_BOX = square(-119.0, 39.25, -118.5, 39.65);
+/** Near the TFR of June 2030 and nothing else. */
+export const TFR_AREA = square(-118.62, 39.58, -118.58, 39.62);
+/** Inside the issue's facility-map cell: 400 ft at Fallon NAS. */
+export const FALLON = { latitude: 39.47816, longitude: -118.78456 };
+/** Through the Fallon facility-map cells (200 and 400 ft) and past the school. */
+export const FALLON_PATH = {
+  type: "LineString" as const,
+  coordinates: [
+    [-118.7905, 39.479],
+    [-118.7765, 39.479],
+  ],
+};
+/** While the Fallon TFR is in effect, written as the C++ SDK writes times. */
+export const JUNE_2030 = "2030-06-01T15:00:00.000000Z";
 
 /** SFO's Class B and facility map, drawn as `npm start` draws the embedded default. */
 export async function loadSfoControlledAirspace(): Promise<void> {

@@ -14,6 +14,29 @@ export const square = {
   ],
 };
 
+/** A small square in Knoxville, Tennessee: the swapped polygon lies in Antarctica. */
+export const knoxville = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [-83.92, 35.96],
+      [-83.91, 35.96],
+      [-83.91, 35.97],
+      [-83.92, 35.97],
+      [-83.92, 35.96],
+    ],
+  ],
+};
+
+/** The geometry with every position written [latitude, longitude], the mistake the sanity checks catch. */
+export function swapped<T extends { type: string; coordinates: unknown }>(geometry: T): T {
+  const swap = (value: unknown): unknown =>
+    Array.isArray(value) && typeof value[0] === "number"
+      ? [value[1], value[0]]
+      : (value as unknown[]).map(swap);
+  return { ...geometry, coordinates: swap(geometry.coordinates) };
+}
+
 export const hour = 60 * 60 * 1000;
 export const iso = (ms: number) => new Date(ms).toISOString();
 

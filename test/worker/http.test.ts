@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { SELF, env as testEnv } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { renderError } from "../../worker/app";
@@ -49,7 +49,11 @@ describe("CORS", () => {
     app.use("*", corsMiddleware);
     app.get("/thing", (c) => c.json({ status: "success", data: {} }));
     app.onError(renderError);
-    const env = { CORS_ALLOWED_ORIGINS: " https://app.example , https://other.example/ , not a url" };
+    // DB too: an origin the service does not list may still be an application's own (cors_origins).
+    const env = {
+      DB: testEnv.DB,
+      CORS_ALLOWED_ORIGINS: " https://app.example , https://other.example/ , not a url",
+    };
     const request = (init: RequestInit) => app.request("/thing", init, env as unknown as Bindings);
 
     it("allows a listed origin, echoed with Vary: Origin", async () => {

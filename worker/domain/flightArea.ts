@@ -1,7 +1,6 @@
 import turfBuffer from "@turf/buffer";
 import turfCircle from "@turf/circle";
 import turfDistance from "@turf/distance";
-import { ApiError } from "../lib/errors";
 import {
   type LineString,
   type Point,
@@ -11,14 +10,16 @@ import {
   roundCoordinate,
 } from "./geojson";
 import { ringsIntersect } from "./geometry/selfIntersection";
+import type { Problem } from "./problem";
 
 /** CONTRACT §1: a geometry of more positions than this is 413. */
 export const MAX_POSITIONS = 10_000;
 
-export type GeometryProblem = { status: 400 | 413; message: string };
-
-/** Checks a flight geometry: GeoJSON shape, ranges, closed simple rings, size; null when valid. */
-export function geometryProblem(input: unknown, buffer: number | undefined): GeometryProblem | null {
+/**
+ * Checks a flight geometry: GeoJSON shape, ranges, closed simple rings, size; null when valid. The
+ * problem names `geometry` wherever the geometry came from; too many positions is `tooLarge`.
+ */
+export function geometryProblem(input: unknown, buffer: number | undefined): Problem | null {
   if (typeof input !== "object" || input === null) return bad("must be a GeoJSON geometry object");
   const { type, coordinates } = input as { type?: unknown; coordinates?: unknown };
   if (type !== "Polygon" && type !== "LineString" && type !== "Point") {
@@ -55,19 +56,12 @@ export function geometryProblem(input: unknown, buffer: number | undefined): Geo
   return null;
 }
 
-/** The JSend error for a geometry problem; `geometry` names the field wherever it came from. */
-export function geometryError(problem: GeometryProblem): ApiError {
-  return new ApiError(problem.status, `Invalid geometry: ${problem.message}`, [
-    { name: "geometry", message: problem.message },
-  ]);
+function bad(message: string): Problem {
+  return { field: "geometry", message };
 }
 
-function bad(message: string): GeometryProblem {
-  return { status: 400, message };
-}
-
-function tooLarge(): GeometryProblem {
-  return { status: 413, message: `at most ${MAX_POSITIONS} positions` };
+function tooLarge(): Problem {
+  return { field: "geometry", message: `at most ${MAX_POSITIONS} positions`, tooLarge: true };
 }
 
 function isPosition(p: unknown): p is Position {

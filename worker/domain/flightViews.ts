@@ -1,52 +1,12 @@
+import type { flightPlans, flights } from "../../schema";
 import { isoTime } from "../lib/time";
 import type { Authorization } from "./airspace/laanc";
 import { wireAuthorizationStatus } from "./airspace/sdkEnums";
 import { maxLinearExtent } from "./flightArea";
-import type { Geometry, Polygon } from "./geojson";
 
-/** The stored shape of a plan that the views read (camelCase columns of flight_plans). */
-export interface PlanRecord {
-  id: string;
-  pilotId: string;
-  aircraftId: string | null;
-  takeoffLatitude: number;
-  takeoffLongitude: number;
-  startTime: number;
-  endTime: number;
-  maxAltitudeAgl: number;
-  minAltitudeAgl: number;
-  buffer: number;
-  geometry: Geometry;
-  area: Polygon;
-  flightDescription: string;
-  rulesets: string[];
-  flightFeatures: Record<string, unknown>;
-  acceptLanguage: string;
-  flightId: string | null;
-  createdAt: number;
-}
-
-export interface FlightRecord {
-  id: string;
-  pilotId: string;
-  flightPlanId: string | null;
-  aircraftId: string | null;
-  latitude: number;
-  longitude: number;
-  buffer: number;
-  geometry: Polygon;
-  maxAltitude: number;
-  startTime: number;
-  endTime: number;
-  createdAt: number;
-  public: boolean;
-  notify: boolean;
-  city: string | null;
-  state: string | null;
-  country: string | null;
-  /** Spec 2.6 authorizations decided when the flight was created. */
-  authorizations: unknown[];
-}
+/** Rows as stored (schema/flights.ts): the views read them column by column. */
+export type PlanRecord = typeof flightPlans.$inferSelect;
+export type FlightRecord = typeof flights.$inferSelect;
 
 /** The plan as the submit response lists it (spec 2.1), with the computed flight features. */
 export function planView(plan: PlanRecord) {
@@ -99,10 +59,25 @@ export function flightView(flight: FlightRecord) {
     state: flight.state,
     country: flight.country,
     // Spec 2.6 statuses, as the deep-link callback hands them on.
-    authorizations: flight.authorizations,
-    permits: [] as unknown[],
+    authorizations: flight.authorizations as Authorization[],
+    // No permits are issued.
+    permits: [] as never[],
     statuses: flightStatuses(flight.id, flight.authorizations as Authorization[]),
   };
+}
+
+/**
+ * A flight as JSON text, `flightView` with the stored area spliced in as it is: a page of flights
+ * neither parses nor re-serializes its areas. `extra` adds members (`enhance=true`).
+ */
+export function flightJson(
+  flight: Omit<FlightRecord, "geometry">,
+  geometryJson: string,
+  extra?: object,
+): string {
+  const { geometry: _, ...view } = flightView({ ...flight, geometry: undefined as never });
+  const text = JSON.stringify(extra ? { ...view, ...extra } : view);
+  return `${text.slice(0, -1)},"geometry":${geometryJson}}`;
 }
 
 /**

@@ -27,6 +27,22 @@ export interface BBox {
   maxLng: number;
 }
 
+/** The rectangle of a bounding box as a closed GeoJSON ring, counter-clockwise from south-west. */
+export function boxPolygon(b: BBox): Polygon {
+  return {
+    type: "Polygon",
+    coordinates: [
+      [
+        [b.minLng, b.minLat],
+        [b.maxLng, b.minLat],
+        [b.maxLng, b.maxLat],
+        [b.minLng, b.maxLat],
+        [b.minLng, b.minLat],
+      ],
+    ],
+  };
+}
+
 /**
  * The geometry inside the deep-link form `{"geometry": {...}}` or a GeoJSON Feature; any other
  * value as it is. Every reader of a client's geometry accepts these wrappings alike.

@@ -66,10 +66,10 @@ export async function openLink(
           : "names no active application of this service",
     });
   const check = checkLinkFields(linkFieldsFromQuery(query), "ignore");
-  if (!check.ok) problems.push(...check.errors);
-  if (check.ok && account && check.request.callbackUrl !== undefined) {
+  if (!check.ok) problems.push(...check.problems.map((p) => ({ name: p.field, message: p.message })));
+  if (check.ok && account && check.value.callbackUrl !== undefined) {
     const problem = callbackProblem(
-      check.request.callbackUrl,
+      check.value.callbackUrl,
       account.callbackPrefixes,
       development,
       registerHint(account.publicId),
@@ -79,7 +79,7 @@ export async function openLink(
   if (!account || !check.ok || problems.length > 0) return { ok: false, problems };
   const units = query.get("units");
   const unit = units === "metric" || units === "imperial" ? units : unitForLocale(acceptLanguage);
-  return { ok: true, link: { account, request: check.request, unit } };
+  return { ok: true, link: { account, request: check.value, unit } };
 }
 
 const hasBuffer = (request: FlightLinkRequest) => request.geometry.type !== "Polygon";

@@ -1,51 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { adviseArea } from "../domain/airspace/advisories";
-import { areaFrom, rulesetIdsFrom, timeWindowFrom, unknownRulesetsError } from "../domain/airspace/inputs";
 import { withDecodedProperties } from "../domain/airspace/records";
-import { bboxOf } from "../domain/geojson";
 import type { Db } from "../env";
 import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, recordId, responses, security, timeInput } from "../lib/openapi";
-import { advisoryInputs } from "../store/airspace";
-import { areaAdvisoryInputs } from "../store/airspaceRecords";
+import { AdvisoryAnswer } from "../schemas/airspace";
+import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
+import { advisoriesOver, areaAdvisoryInputs } from "../services/airspace";
 import { findPlan } from "../store/flights";
-
-/** An advisory as every airspace query lists it (spec 2.5). */
-export const AdvisoryFields = z.object({
-  id: z.string(),
-  name: z.string(),
-  last_updated: z.string().nullable(),
-  latitude: z.number(),
-  longitude: z.number(),
-  distance: z.number(),
-  type: z.string(),
-  city: z.string().nullable(),
-  state: z.string().nullable(),
-  country: z.string(),
-  properties: z.record(z.string(), z.unknown()),
-  color: z.enum(["green", "yellow", "orange", "red"]),
-});
-
-/** The Advisory API adds the rule it comes from, the notice requirements and (v2) the extents. */
-const Advisory = AdvisoryFields.extend({
-  rule_id: z.number().int(),
-  ruleset_id: z.string(),
-  requirements: z.object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) }),
-  extents: z
-    .object({
-      floor_m: z.number(),
-      ceiling_m: z.number(),
-      floor_code: z.string(),
-      ceiling_code: z.string(),
-    })
-    .optional(),
-}).openapi("Advisory");
-const AdvisoryResponse = z.object({
-  color: z.enum(["green", "yellow", "orange", "red"]),
-  advisories: z.array(Advisory),
-});
 
 const window = {
   start: timeInput.optional().openapi({
@@ -70,7 +34,7 @@ const v1 = createRoute({
       ...window,
     }),
   },
-  responses: responses(AdvisoryResponse, "Color and advisories"),
+  responses: responses(AdvisoryAnswer, "Color and advisories"),
 });
 
 const AdvisoryRequest = z
@@ -92,7 +56,7 @@ const v2 = createRoute({
   summary: "Advisories for a flight area under the chosen rulesets, with vertical extents",
   security,
   request: { body: advisoryBody },
-  responses: responses(AdvisoryResponse, "Color and advisories with `extents`"),
+  responses: responses(AdvisoryAnswer, "Color and advisories with `extents`"),
 });
 
 /** The SDKs' form of the v1 query: the same answer from a JSON body. */
@@ -103,7 +67,7 @@ const v1ByBody = createRoute({
   summary: "Advisories for a flight area under the chosen rulesets (the GET's answer, from a JSON body)",
   security,
   request: { body: advisoryBody },
-  responses: responses(AdvisoryResponse, "Color and advisories"),
+  responses: responses(AdvisoryAnswer, "Color and advisories"),
 });
 
 const forPlan = createRoute({
@@ -120,7 +84,7 @@ const forPlan = createRoute({
       end: timeInput.optional().openapi({ description: "Default: the plan's end" }),
     }),
   },
-  responses: responses(AdvisoryResponse, "Color and advisories"),
+  responses: responses(AdvisoryAnswer, "Color and advisories"),
 });
 
 async function advise(
@@ -131,10 +95,7 @@ async function advise(
   const area = areaFrom(input.geometry);
   const ids = rulesetIdsFrom(input.rulesets);
   const timeWindow = timeWindowFrom(input.start, input.end);
-  const { rulesets, features, cells } = await advisoryInputs(db, bboxOf(area), ids, timeWindow);
-  const unknown = ids.filter((id) => !rulesets.some((r) => r.id === id));
-  if (unknown.length > 0) throw unknownRulesetsError(unknown);
-  return decoded(adviseArea({ area, features, cells, rulesets, withExtents }));
+  return decoded(await advisoriesOver(db, area, ids, timeWindow, withExtents));
 }
 
 /**

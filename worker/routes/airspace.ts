@@ -1,37 +1,27 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { timeWindowFrom } from "../domain/airspace/inputs";
-import { queryGeometryFrom, searchBox, selectedTypes } from "../domain/airspace/queryGeometry";
+import { searchBox } from "../domain/airspace/queryGeometry";
 import { airspaceRecord, searchRecords } from "../domain/airspace/records";
 import type { Db } from "../env";
 import { badRequest, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, security, timeInput } from "../lib/openapi";
+import { AirspaceRecord } from "../schemas/airspace";
+import {
+  bufferField,
+  flag,
+  geometryBody,
+  geometryText,
+  jsonBody,
+  queryGeometryFrom,
+  selectedTypes,
+  timeWindowFrom,
+  typeList,
+} from "../schemas/queryFields";
 import { featuresByIds, featuresIn } from "../store/airspaceRecords";
-import { bufferField, flag, geometryBody, geometryText, jsonBody, typeList } from "./queryFields";
 
 /** The Kotlin SDK's documented maximum, also the most one list request may name. */
 const MAX_RECORDS = 100;
-
-export const AirspaceRecord = z
-  .object({
-    id: z.string().openapi({ example: "ourairports:KPHX" }),
-    name: z.string(),
-    type: z.string(),
-    country: z.string(),
-    state: z.string().nullable(),
-    city: z.string().nullable(),
-    geometry: z.object({ type: z.string(), coordinates: z.unknown() }).optional(),
-    last_updated: z.string().nullable(),
-    rules: z.array(z.unknown()),
-    properties: z.record(z.string(), z.unknown()).openapi({
-      description:
-        "Per type what the SDK decoders read (airport iata, icao, runways…; controlled_airspace airspace_classification; tfr url, type, notam_reason…), null where the data does not say, plus `source`",
-    }),
-    effective_start: z.string().nullable(),
-    effective_end: z.string().nullable(),
-  })
-  .openapi("AirspaceRecord");
 
 const searchFields = (geometry: z.ZodType) =>
   z.object({

@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { DEFAULT_SAMPLE_INTERVAL_MS, POSITION_FIELDS, sampleInterval } from "../domain/telemetryArchive";
-import { badRequest, forbidden } from "../lib/errors";
+import { badRequest } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, securityWithToken, timeInput } from "../lib/openapi";
 import { parseTime } from "../lib/time";
+import { pilotsFlight } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { archivedPositions } from "../services/telemetryArchive";
 import { telemetryOf } from "../telemetry/flightTelemetry";
-import { readableFlight } from "./flights";
 
 const PositionQuery = z.object({
   flight_id: z.string().min(1).max(64),
@@ -34,7 +34,8 @@ const positions = createRoute({
   tags: ["Telemetry"],
   summary: "The flight's stored positions as a table, downsampled to `rate` (the flight's pilot only)",
   security: securityWithToken,
-  middleware: [requireToken] as const,
+  // The same rule as GET /flight/v2/{id}/telemetry: telemetry is the flight's pilot's alone.
+  middleware: [requireToken, pilotsFlight("its telemetry")] as const,
   request: { query: PositionQuery },
   responses: responses(
     z
@@ -52,9 +53,7 @@ const positions = createRoute({
 
 export const archiveRoutes = createRouter().openapi(positions, async (c) => {
   const q = c.req.valid("query");
-  const flight = await readableFlight(c, q.flight_id);
-  // The same rule as GET /flight/v2/{id}/telemetry: telemetry is the flight's pilot's alone.
-  if (flight.pilotId !== c.var.pilotId) throw forbidden("Only the flight's pilot may read its telemetry");
+  const { flight } = c.var;
   const now = Date.now();
   const start = q.start === undefined ? 0 : parseTime(q.start, now)!;
   const end = q.end === undefined ? Number.MAX_SAFE_INTEGER : parseTime(q.end, now)!;

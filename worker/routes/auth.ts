@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter, validationError } from "../app";
 import { success } from "../lib/jsend";
 import { signingKey, signToken, TOKEN_LIFETIME_SECONDS } from "../lib/jwt";
-import { responses, security } from "../lib/openapi";
+import { responses, security, successOf } from "../lib/openapi";
+import { JwkSet } from "../schemas/service";
 import { ensurePilot } from "../store/pilots";
 
 const TokenRequest = z
@@ -31,7 +32,13 @@ const jwks = createRoute({
   path: "/.well-known/jwks.json",
   tags: ["Auth"],
   summary: "Public keys that verify the access tokens (JWK Set, also wrapped in JSend)",
-  responses: responses(z.object({ keys: z.array(z.record(z.string(), z.unknown())) }), "JWK Set"),
+  responses: {
+    ...responses(JwkSet, "JWK Set"),
+    200: {
+      content: { "application/json": { schema: successOf(JwkSet).extend({ keys: JwkSet.shape.keys }) } },
+      description: "The JWK Set in `data`, and its `keys` at the top level for standard JWKS readers",
+    },
+  },
 });
 
 export const authRoutes = createRouter()

@@ -6,18 +6,14 @@ import { badRequest, forbidden, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, securityWithToken } from "../lib/openapi";
 import { requireToken } from "../middleware/token";
-import { authorizationsForPlan } from "../store/airspace";
+import { PlanAuthorizations } from "../schemas/airspace";
+import { authorizationsForPlan } from "../services/airspace";
 import { plansWithAuthorizations } from "../store/rulesets";
-import { Authorization } from "./rules";
 
 /** The Swift and Kotlin SDKs' batch read of authorizations (sdk-routes.md, Flight plans). */
 
 /** Each unsubmitted plan costs an airspace query: a page of plans, not a whole history. */
 const MAX_PLANS = 25;
-
-const PlanAuthorizations = z
-  .object({ flight_plan_id: z.string(), authorizations: z.array(Authorization) })
-  .openapi("PlanAuthorizations");
 
 const batchAuthorizations = createRoute({
   method: "get",

@@ -3,19 +3,10 @@ import { createRouter } from "../app";
 import { briefing } from "../domain/airspace/briefing";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
+import { ownPlan } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
+import { Briefing } from "../schemas/flights";
 import { evaluatePlan } from "../services/evaluation";
-import { ownPlan } from "./flightPlans";
-import { AreaAdvisory, evaluationFields } from "./rules";
-
-const Briefing = z
-  .object({
-    flight_plan_id: z.string(),
-    created_at: z.string().openapi({ description: "When the briefing was made (ISO 8601)" }),
-    advisories: z.array(AreaAdvisory),
-    ...evaluationFields,
-  })
-  .openapi("Briefing");
 
 const getBriefing = createRoute({
   method: "get",
@@ -24,13 +15,13 @@ const getBriefing = createRoute({
   summary:
     "What the plan meets: advisories and their color, each rule's status from the plan's flight features, validations and authorizations",
   security: securityWithToken,
-  middleware: [requireToken] as const,
+  middleware: [requireToken, ownPlan] as const,
   request: { params: z.object({ plan_id: recordId("plan_id") }) },
   responses: responses(Briefing, "The briefing"),
 });
 
 export const briefingRoutes = createRouter().openapi(getBriefing, async (c) => {
-  const plan = await ownPlan(c, c.req.valid("param").plan_id);
+  const { plan } = c.var;
   const now = Date.now();
   const evaluated = await evaluatePlan(c.var.db, plan, now);
   return success(

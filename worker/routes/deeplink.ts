@@ -11,7 +11,7 @@ import { registerHint } from "../domain/deeplink/firstParty";
 import { checkLinkFields, creationLink, type DynamicLinkConfig, dynamicLink } from "../domain/deeplink/link";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
 import type { AppEnv, Bindings } from "../env";
-import { ApiError, badRequest } from "../lib/errors";
+import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, responses, security } from "../lib/openapi";
 import { type ApiFetch, PageApi } from "../pages/api";
@@ -27,8 +27,8 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
-import { unknownRulesetIds } from "../store/airspace";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
+import { unknownRulesetIds } from "../store/rulesets";
 
 const LinkRequest = z
   .object({
@@ -108,11 +108,8 @@ function dynamicLinkConfig(env: Bindings): DynamicLinkConfig {
 export const deeplinkRoutes = createRouter()
   .openapi(createFlightLink, async (c) => {
     const check = checkLinkFields(c.req.valid("json"), "refuse");
-    if (!check.ok) {
-      const names = check.errors.map((e) => e.name).join(", ");
-      throw new ApiError(check.status, `Invalid request: check ${names}`, check.errors);
-    }
-    const { request } = check;
+    if (!check.ok) throw problemError(check.problems);
+    const request = check.value;
     const account = c.var.account;
     if (request.callbackUrl !== undefined) {
       const prefixes = (await listCallbackPrefixes(c.var.db, account.id)).map((p) => p.url);

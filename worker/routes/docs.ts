@@ -4,39 +4,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import swaggerPackage from "swagger-ui-dist/package.json";
 import swaggerCss from "swagger-ui-dist/swagger-ui.css";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
+import { datagramLayoutMarkdown } from "../../proto/datagram";
 import type { AppEnv } from "../env";
 
 const SWAGGER_UI = `swagger-ui-${swaggerPackage.version}`;
 /** Assets live under their library version, so a browser may keep them for good. */
 export const DOCS_ASSETS = `/docs/assets/${SWAGGER_UI}`;
-
-const UDP_LAYOUT = `
-## Telemetry datagrams (UDP, spec 4.6)
-
-After \`POST /flight/v2/{flight_id}/start-comm\` a flight streams telemetry to the relay on UDP port
-16060 (\`TELEMETRY_PORT\` locally). One datagram, all integers big endian:
-
-| Offset | Bytes | Type | Field | Rule |
-|---|---|---|---|---|
-| 0 | 4 | uint32 | serial | 1 for the first datagram of a session, then +1 per datagram; each serial is accepted once, and one more than 2048 behind the newest is dropped |
-| 4 | 1 | uint8 | flight id length *n* | 1 to 255 |
-| 5 | *n* | UTF-8 | flight id | the \`flight_id\` of start-comm |
-| 5 + *n* | 1 | uint8 | encryption type | \`1\` = AES-256-CBC, the only one |
-| 6 + *n* | 16 | bytes | IV | fresh for every datagram |
-| 22 + *n* | rest | bytes | payload | AES-256-CBC with PKCS#7 padding, a multiple of 16 bytes, under 64 KiB |
-
-The key is the base64-decoded \`key\` that start-comm returned. The decrypted payload is a run of
-records, each:
-
-| Bytes | Type | Field |
-|---|---|---|
-| 2 | uint16 | message type: \`1\` Position, \`2\` Speed, \`3\` Attitude, \`4\` Barometer |
-| 2 | uint16 | length of the message in bytes |
-| length | bytes | the protobuf message (\`proto/telemetry.proto\`, package \`windsock.telemetry\`) |
-
-Records of any types may share a datagram. The relay sends no reply; read what arrived with
-\`GET /flight/v2/{flight_id}/telemetry\`. \`tools/lib/datagrams.ts\` builds such datagrams.
-`;
 
 const DOCUMENT = {
   openapi: "3.1.0",
@@ -53,7 +26,8 @@ Every answer is [JSend](https://github.com/omniti-labs/jsend): \`{"status":"succ
 200; client errors \`{"status":"fail","data":{"code","message","errors":[{"name","message"}]}}\` with
 the HTTP status in \`code\`; server errors \`{"status":"error","code","message"}\`. Request bodies are
 JSON (\`Content-Type: application/json\`).
-${UDP_LAYOUT}`,
+
+${datagramLayoutMarkdown}`,
   },
 };
 

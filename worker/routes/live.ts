@@ -14,6 +14,7 @@ import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
+import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { mapContext } from "../store/mapContext";
@@ -29,18 +30,6 @@ import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry
 const flightParams = z.object({ flight_id: recordId("flight_id") });
 /** At most this many states in one post: each becomes two records, well under the 1 MiB body limit. */
 const MAX_STATES = 1000;
-
-const ConformanceEventView = z
-  .looseObject({
-    type: z.enum(["left_area", "above_ceiling", "outside_time", "telemetry_lost", "back_in_conformance"]),
-    at: z.string(),
-    latitude: z.number().nullable(),
-    longitude: z.number().nullable(),
-  })
-  .openapi("ConformanceEvent", {
-    description:
-      "Plus details: altitude_msl, ground_elevation, height_agl, ceiling, distance_m, above_by_m, cleared, …",
-  });
 
 const ticketQuery = z.object({
   ticket: z

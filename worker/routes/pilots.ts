@@ -27,6 +27,7 @@ import { errorBody, success } from "../lib/jsend";
 import { booleanFlag, recordId, responses, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
 import { optionalToken, requireToken } from "../middleware/token";
+import { Empty } from "../schemas/service";
 import { findPilot, updatePilot } from "../store/pilots";
 import { consumeLatestCode, issueCode, markVerified, voidCode } from "../store/verification";
 
@@ -190,7 +191,7 @@ function sendCodeRoute(channel: VerificationChannel) {
     security: securityWithToken,
     middleware: [requireOwnPilot] as const,
     request: { params: PilotParams },
-    responses: { ...responses(z.object({}), "The code is on its way"), ...deliveryFailures },
+    responses: { ...responses(Empty, "The code is on its way"), ...deliveryFailures },
   });
 }
 

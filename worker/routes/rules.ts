@@ -1,131 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { evaluate } from "../domain/airspace/evaluation";
-import { areaFrom, rulesetIdsFrom, timeWindowFrom, unknownRulesetsError } from "../domain/airspace/inputs";
 import { featuresOf, rulesetView } from "../domain/airspace/rules";
-import {
-  AUTHORIZATION_STATUSES,
-  FAILURES,
-  INPUT_TYPES,
-  MEASUREMENT_TYPES,
-  MEASUREMENT_UNITS,
-  REGIONS,
-  RULE_STATUSES,
-  SELECTION_TYPES,
-  VALIDATION_STATUSES,
-} from "../domain/airspace/sdkEnums";
 import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, recordId, responses, security, timeInput } from "../lib/openapi";
+import { Evaluation, Ruleset } from "../schemas/airspace";
+import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
+import { refuseUnknownRulesets, rulesetsFor } from "../services/airspace";
 import { evaluateArea, evaluatePlan } from "../services/evaluation";
-import { flightFeatureDefinitions, rulesetsFor } from "../store/airspace";
 import { findPlan } from "../store/flights";
-import { allFlightFeatures, rulesetsByIds } from "../store/rulesets";
-import { AdvisoryFields } from "./advisory";
+import { allFlightFeatures, flightFeatureDefinitions, rulesetsByIds } from "../store/rulesets";
 
 /** Rules (spec 2.4) and rule evaluation, in the shapes the SDKs decode (sdk-routes.md, Rules). */
-
-const COLOR = z.enum(["green", "yellow", "orange", "red"]);
-
-const FlightFeature = z
-  .object({
-    id: z.number().int().openapi({ description: "Stable 32-bit id of the feature" }),
-    code: z.string().openapi({ description: "The key to send in `flight_features`" }),
-    flight_feature: z.string(),
-    description: z.string(),
-    input_type: z.enum(INPUT_TYPES),
-    measurement_type: z.enum(MEASUREMENT_TYPES).nullable(),
-    measurement_unit: z.enum(MEASUREMENT_UNITS).nullable(),
-    is_calculated: z
-      .boolean()
-      .openapi({ description: "The service works it out from the flight plan; no need to ask" }),
-  })
-  .openapi("FlightFeature");
-
-const RulesetHeader = z.object({
-  id: z.string().openapi({ example: "usa_part_107" }),
-  name: z.string(),
-  short_name: z.string(),
-  description: z.string(),
-  selection_type: z.enum(SELECTION_TYPES),
-  default: z.boolean(),
-  jurisdiction: z.object({ id: z.number().int(), name: z.string(), region: z.enum(REGIONS) }),
-  airspace_types: z.array(z.string()),
-});
-
-const Ruleset = RulesetHeader.extend({
-  flight_features: z.array(FlightFeature),
-  rules: z.array(
-    z.object({
-      id: z.number().int(),
-      short_text: z.string(),
-      description: z.string(),
-      display_order: z.number().int(),
-      flight_features: z.array(FlightFeature),
-    }),
-  ),
-}).openapi("Ruleset");
-
-const RuleStatus = z.enum(RULE_STATUSES);
-
-export const EvaluatedRuleset = RulesetHeader.extend({
-  rules: z.array(
-    z.object({
-      id: z.number().int(),
-      short_text: z.string(),
-      description: z.string(),
-      status: RuleStatus,
-      display_order: z.number().int(),
-      flight_features: z.array(FlightFeature.extend({ status: RuleStatus })),
-    }),
-  ),
-}).openapi("EvaluatedRuleset");
-
-const Authority = z.object({ id: z.string(), name: z.string() });
-
-export const Validation = z
-  .object({
-    status: z.enum(VALIDATION_STATUSES),
-    data: z.string(),
-    message: z.string(),
-    description: z.string(),
-    feature: z.object({ code: z.string(), description: z.string() }),
-    authority: Authority,
-  })
-  .openapi("Validation");
-
-export const Authorization = z
-  .object({
-    status: z.enum(AUTHORIZATION_STATUSES).openapi({
-      description:
-        "`accepted_upon_submission` / `rejected_upon_submission` before the plan is submitted; see the README's status mapping",
-    }),
-    authority: Authority,
-    message: z.string(),
-    description: z.string(),
-    reference_number: z.string().optional(),
-  })
-  .openapi("EvaluationAuthorization");
-
-export const AreaAdvisory = AdvisoryFields.extend({
-  rule_id: z.number().int(),
-  ruleset_id: z.string(),
-  requirements: z.object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) }),
-  extents: z
-    .object({ floor_m: z.number(), ceiling_m: z.number(), floor_code: z.string(), ceiling_code: z.string() })
-    .optional(),
-});
-
-/** The evaluation members every SDK reads (C++ `Evaluation`, Kotlin `FlightBriefing`). */
-export const evaluationFields = {
-  color: COLOR,
-  airspace: z.object({ color: COLOR, advisories: z.array(AreaAdvisory) }),
-  rulesets: z.array(EvaluatedRuleset),
-  validations: z.array(Validation),
-  authorizations: z.array(Authorization),
-  failures: z.array(z.enum(FAILURES)),
-};
-const Evaluation = z.object(evaluationFields).openapi("Evaluation");
 
 const RulesRequest = z.object({ geometry: geometryInput }).openapi("RulesRequest");
 
@@ -233,9 +120,7 @@ export const rulesRoutes = createRouter()
       rulesetsByIds(c.var.db, ids),
       allFlightFeatures(c.var.db),
     ]);
-    const found = new Set(rulesets.map((r) => r.id));
-    const unknown = ids.filter((id) => !found.has(id));
-    if (unknown.length > 0) throw unknownRulesetsError(unknown);
+    refuseUnknownRulesets(ids, rulesets);
     return success(
       c,
       rulesets.map((r) => rulesetView(r, definitions)),

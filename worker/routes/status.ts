@@ -3,42 +3,27 @@ import { createRouter } from "../app";
 import { pointStatus } from "../domain/airspace/advisories";
 import { areaStatus } from "../domain/airspace/areaStatus";
 import { representativePoint } from "../domain/airspace/geometry";
-import { timeWindowFrom } from "../domain/airspace/inputs";
-import { queryGeometryFrom, selectedTypes } from "../domain/airspace/queryGeometry";
 import { withDecodedProperties } from "../domain/airspace/records";
 import type { Place } from "../domain/weather/forecast";
 import type { Bindings, Db } from "../env";
 import { success } from "../lib/jsend";
 import { responses, security, timeInput } from "../lib/openapi";
+import { Status, type WeatherUpdate } from "../schemas/airspace";
+import {
+  bufferField,
+  flag,
+  geometryBody,
+  geometryText,
+  jsonBody,
+  queryGeometryFrom,
+  selectedTypes,
+  timeWindowFrom,
+  typeList,
+} from "../schemas/queryFields";
+import { areaAdvisoryInputs, statusInputs } from "../services/airspace";
 import { weatherAt } from "../services/weather";
-import { statusInputs } from "../store/airspace";
-import { areaAdvisoryInputs } from "../store/airspaceRecords";
-import { AdvisoryFields } from "./advisory";
-import { bufferField, flag, geometryBody, geometryText, jsonBody, typeList } from "./queryFields";
-import { WeatherUpdate } from "./weather";
 
 const DEFAULT_BUFFER_M = 1_000;
-
-const StatusAdvisory = AdvisoryFields.extend({
-  rule_id: z.number().int().optional().openapi({ description: "Polygon and path: the rule that colors it" }),
-  ruleset_id: z.string().optional(),
-  requirements: z
-    .object({ notice: z.object({ phone: z.string().nullable(), digital: z.boolean() }) })
-    .optional(),
-}).openapi("StatusAdvisory");
-
-const StatusResponse = z.object({
-  max_safe_distance: z.number(),
-  advisory_color: z.enum(["green", "yellow", "orange", "red"]),
-  advisories: z.array(StatusAdvisory),
-  weather: WeatherUpdate.optional().openapi({
-    description: "With `weather=true`, when the provider answers",
-  }),
-  weather_unavailable: z
-    .string()
-    .optional()
-    .openapi({ description: "With `weather=true`: why there is no `weather` (no provider configured, …)" }),
-});
 
 /** The members every status query shares (CONTRACT §7 and the SDKs' status query). */
 const common = {
@@ -75,7 +60,7 @@ const point = createRoute({
     "Airspace around a point (the older query): controlled airspace split into facility-map cells, and the distance to the nearest advisory",
   security,
   request: { query: PointQuery },
-  responses: responses(StatusResponse, "Advisories within the buffer"),
+  responses: responses(Status, "Advisories within the buffer"),
 });
 
 const AREA_SUMMARY = {
@@ -92,7 +77,7 @@ function areaRoutes(kind: "Polygon" | "LineString", path: string) {
     summary: AREA_SUMMARY[kind],
     security,
     request: { query: geometryQuery(geometryText(kind)) },
-    responses: responses(StatusResponse, "Advisories within the buffer"),
+    responses: responses(Status, "Advisories within the buffer"),
   });
   const post = createRoute({
     method: "post",
@@ -101,7 +86,7 @@ function areaRoutes(kind: "Polygon" | "LineString", path: string) {
     summary: `${AREA_SUMMARY[kind]} (the GET's answer from a JSON body, for large geometries)`,
     security,
     request: { body: jsonBody(geometryQuery(geometryBody(kind)).openapi(`${kind}StatusRequest`)) },
-    responses: responses(StatusResponse, "Advisories within the buffer"),
+    responses: responses(Status, "Advisories within the buffer"),
   });
   return { get, post };
 }

@@ -1,30 +1,28 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { datagramIdentity, IngestRequest, IngestResult, RelaySession } from "../../proto/ingest";
+import { namedFields, RECORD_TYPES, recordKinds } from "../../proto/records";
 import { createRouter } from "../app";
 import { flightState } from "../domain/flightState";
-import { datagramIdentity, invalidField, namedFields } from "../domain/telemetryMessages";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { badRequest, conflict, forbidden, notFound } from "../lib/errors";
+import { badRequest, conflict, notFound } from "../lib/errors";
 import { toBase64 } from "../lib/hash";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
+import { ownFlight, pilotsFlight } from "../middleware/ownFlight";
 import { requireRelayCredential } from "../middleware/relayCredential";
 import { requireToken } from "../middleware/token";
-import { findFlight } from "../store/flights";
+import { TelemetryPage } from "../schemas/telemetry";
 import { closeSessions, findOpenSession, findSessions, openSession } from "../store/telemetrySessions";
 import { type TelemetryQuery, type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
-import { telemetrySchema } from "../telemetry/messages";
 import { newSessionKey, sealKey, unsealKey } from "../telemetry/sessionKeys";
-import { ownFlight } from "./flights";
 
 const MAX_PAGE = 10_000;
 const DEFAULT_PAGE = 1000;
-/** The relay posts at most this many records at once (well under the 1 MiB body limit). */
-const MAX_INGEST_RECORDS = 2000;
 
 const flightParams = z.object({ flight_id: recordId("flight_id") });
-const TYPE_NAMES = [...telemetrySchema.byName.keys()];
+const TYPE_NAMES = RECORD_TYPES;
 
 const startComm = createRoute({
   method: "post",
@@ -33,7 +31,7 @@ const startComm = createRoute({
   summary:
     "Open a telemetry session with a fresh AES-256 key (closes the previous one); serials restart at 1",
   security: securityWithToken,
-  middleware: [requireToken] as const,
+  middleware: [requireToken, ownFlight] as const,
   request: { params: flightParams },
   responses: responses(z.object({ key: z.string() }), "`key`: base64 of the session's 32-byte AES key"),
 });
@@ -44,7 +42,7 @@ const endComm = createRoute({
   tags: ["Telemetry"],
   summary: "Close the open telemetry session (also 200 when none is open)",
   security: securityWithToken,
-  middleware: [requireToken] as const,
+  middleware: [requireToken, ownFlight] as const,
   request: { params: flightParams },
   responses: responses(z.null(), "Closed"),
 });
@@ -70,25 +68,15 @@ const TelemetryReadQuery = z.object({
   cursor: z.string().optional().openapi({ description: "The previous page's `paging.next`" }),
 });
 
-const TelemetryRecordView = z
-  .looseObject({ type: z.string(), timestamp: z.number(), serial: z.number(), received_at: z.string() })
-  .openapi("TelemetryRecord", { description: "Plus the message's fields (numbers), named as in the proto" });
-
 const readTelemetry = createRoute({
   method: "get",
   path: "/flight/v2/{flight_id}/telemetry",
   tags: ["Telemetry"],
   summary: "The flight's stored telemetry, ordered by timestamp (the flight's pilot only)",
   security: securityWithToken,
-  middleware: [requireToken] as const,
+  middleware: [requireToken, pilotsFlight("its telemetry")] as const,
   request: { params: flightParams, query: TelemetryReadQuery },
-  responses: responses(
-    z.object({
-      results: z.array(TelemetryRecordView),
-      paging: z.object({ limit: z.number(), next: z.string().nullable() }),
-    }),
-    "A page of records",
-  ),
+  responses: responses(TelemetryPage, "A page of records"),
 });
 
 const relaySession = createRoute({
@@ -97,56 +85,7 @@ const relaySession = createRoute({
   hide: true,
   middleware: [requireRelayCredential] as const,
   request: { params: z.object({ flight_id: z.string().min(1).max(255) }) },
-  responses: responses(z.object({ session_id: z.string(), key: z.string() }), "The flight's open session"),
-});
-
-/** A row as the relay posts it: [serial, index, type, timestamp, received_at, ...values]. */
-const Row = z.tuple(
-  [
-    z.number().int().min(0).max(0xffffffff),
-    z.number().int().min(0).max(0xffff),
-    z.enum(TYPE_NAMES as [string, ...string[]]),
-    z.number(),
-    z.number().int().min(0),
-  ],
-  z.number(),
-);
-
-const IngestBody = z.object({
-  sessions: z
-    .array(
-      z.object({
-        flight_id: z.string().min(1).max(255),
-        session_id: z.string().min(1).max(64),
-        records: z.array(Row).min(1),
-        // Per row, its datagram's identity (base64 of the ciphertext's last block); older relays omit it.
-        datagrams: z.array(z.string().min(1).max(64)).optional(),
-      }),
-    )
-    .superRefine((sessions, ctx) => {
-      let total = 0;
-      sessions.forEach((session, s) => {
-        total += session.records.length;
-        if (session.datagrams && session.datagrams.length !== session.records.length)
-          ctx.addIssue({ code: "custom", path: [s, "datagrams"], message: "one per record" });
-        session.records.forEach(([, , type, timestamp, , ...values], r) => {
-          const kind = telemetrySchema.byName.get(type)!;
-          const field = invalidField(kind, { timestamp, values });
-          if (field) {
-            ctx.addIssue({
-              code: "custom",
-              path: [s, "records", r, field],
-              message: "missing or out of range",
-            });
-          } else if (values.length !== kind.fields.length) {
-            const message = `a ${type} row holds serial, index, type, timestamp, received_at, ${kind.fields.join(", ")}`;
-            ctx.addIssue({ code: "custom", path: [s, "records", r], message });
-          }
-        });
-      });
-      if (total > MAX_INGEST_RECORDS)
-        ctx.addIssue({ code: "custom", message: `at most ${MAX_INGEST_RECORDS} records a post` });
-    }),
+  responses: responses(RelaySession, "The flight's open session"),
 });
 
 const ingest = createRoute({
@@ -154,13 +93,9 @@ const ingest = createRoute({
   path: "/internal/v1/telemetry",
   hide: true,
   middleware: [requireRelayCredential] as const,
-  request: { body: { content: { "application/json": { schema: IngestBody } }, required: true } },
+  request: { body: { content: { "application/json": { schema: IngestRequest } }, required: true } },
   responses: responses(
-    z.object({
-      stored: z.number(),
-      duplicates: z.number(),
-      refused: z.array(z.object({ session_id: z.string(), reason: z.string(), records: z.number() })),
-    }),
+    IngestResult,
     "What was stored; records of unknown or already closed sessions are refused",
   ),
 });
@@ -168,7 +103,7 @@ const ingest = createRoute({
 export const telemetryRoutes = createRouter()
   .openapi(startComm, async (c) => {
     const now = Date.now();
-    const flight = await ownFlight(c, c.req.valid("param").flight_id);
+    const { flight } = c.var;
     if (flightState(flight, now) === "ended")
       throw conflict("This flight has ended; start-comm needs a flight that is not over");
     const sessionId = newId("session");
@@ -183,16 +118,13 @@ export const telemetryRoutes = createRouter()
     return success(c, { key: toBase64(key) });
   })
   .openapi(endComm, async (c) => {
-    const flight = await ownFlight(c, c.req.valid("param").flight_id);
+    const { flight } = c.var;
     await closeSessions(c.var.db, flight.id, Date.now());
     return success(c, null);
   })
   .openapi(readTelemetry, async (c) => {
-    const { flight_id: flightId } = c.req.valid("param");
     const q = c.req.valid("query");
-    const flight = await findFlight(c.var.db, c.var.account.id, flightId);
-    if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
-    if (flight.pilotId !== c.var.pilotId) throw forbidden("Only the flight's pilot may read its telemetry");
+    const { flight } = c.var;
     const query: TelemetryQuery = {
       since: q.since ?? 0,
       types: q.types === undefined ? undefined : parseTypes(q.types),
@@ -232,7 +164,7 @@ export const telemetryRoutes = createRouter()
     const { sessions: posted } = c.req.valid("json");
     const known = await findSessions(c.var.db, [...new Set(posted.map((p) => p.session_id))]);
     const byFlight = new Map<string, TelemetryRecord[]>();
-    const refused: { session_id: string; reason: string; records: number }[] = [];
+    const refused: IngestResult["refused"] = [];
     for (const { flight_id, session_id, records, datagrams } of posted) {
       const session = known.get(session_id);
       if (!session || session.flightId !== flight_id) {
@@ -248,7 +180,7 @@ export const telemetryRoutes = createRouter()
           late++;
           continue;
         }
-        const fields = namedFields(telemetrySchema.byName.get(type)!, values);
+        const fields = namedFields(recordKinds.byName.get(type)!, values);
         const datagram = datagramIdentity(datagrams, i, serial);
         list.push({ sessionId: session_id, datagram, serial, index, type, timestamp, receivedAt, fields });
       }
@@ -268,7 +200,7 @@ export const telemetryRoutes = createRouter()
 
 function parseTypes(text: string): string[] {
   const types = [...new Set(text.split(",").map((t) => t.trim()))];
-  const unknown = types.find((t) => !telemetrySchema.byName.has(t));
+  const unknown = types.find((t) => !recordKinds.byName.has(t));
   if (unknown !== undefined)
     throw badRequest("types", `unknown type "${unknown}"; use ${TYPE_NAMES.join(", ")}`);
   return types;

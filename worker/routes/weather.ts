@@ -1,34 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { timeWindowFrom } from "../domain/airspace/inputs";
 import { WeatherUnavailable } from "../domain/weather/forecast";
 import { weatherProviderFrom } from "../domain/weather/provider";
 import { badRequest } from "../lib/errors";
 import { errorBody, success } from "../lib/jsend";
 import { responses, security, timeInput } from "../lib/openapi";
+import { Weather } from "../schemas/airspace";
+import { timeWindowFrom } from "../schemas/queryFields";
 import { providerFetch } from "../services/weather";
-
-const Wind = z.object({
-  heading: z.number().nullable(),
-  speed: z.number().nullable(),
-  gusting: z.number().nullable(),
-});
-
-export const WeatherUpdate = z
-  .object({
-    time: z.string(),
-    timezone: z.string().openapi({ example: "America/Phoenix" }),
-    condition: z.string().openapi({ example: "broken clouds" }),
-    icon: z.string().nullable().openapi({ description: "The provider's icon code" }),
-    wind: Wind.openapi({ description: "heading in degrees (from), speed and gusting in m/s" }),
-    humidity: z.number().nullable().openapi({ description: "percent" }),
-    visibility: z.number().nullable().openapi({ description: "kilometers" }),
-    precipitation: z.number().nullable().openapi({ description: "probability, percent" }),
-    temperature: z.number().nullable().openapi({ description: "°C" }),
-    dew_point: z.number().nullable().openapi({ description: "°C" }),
-    mslp: z.number().nullable().openapi({ description: "mean sea level pressure, hPa" }),
-  })
-  .openapi("WeatherUpdate");
 
 const weather = createRoute({
   method: "get",
@@ -46,18 +25,7 @@ const weather = createRoute({
     }),
   },
   responses: {
-    ...responses(
-      z.object({
-        weather: z.array(WeatherUpdate),
-        attribution: z.string(),
-        attribution_uri: z.string(),
-        dew_point: z
-          .number()
-          .nullable()
-          .openapi({ description: "The first entry's, where the C++ SDK reads it" }),
-      }),
-      "Forecast entries, earliest first",
-    ),
+    ...responses(Weather, "Forecast entries, earliest first"),
     502: { description: "The weather provider refused or could not be reached (JSend error)" },
     503: {
       description: "No weather provider is configured: WEATHER_PROVIDER, WEATHER_API_KEY (JSend error)",

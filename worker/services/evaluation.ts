@@ -1,18 +1,18 @@
 import { type AreaAdvisory, adviseArea, laancOverArea } from "../domain/airspace/advisories";
 import type { Color } from "../domain/airspace/colors";
 import { fliesAtNight } from "../domain/airspace/daylight";
-import { type EvaluationInput, flightFeatureErrors } from "../domain/airspace/evaluation";
-import { unknownRulesetsError } from "../domain/airspace/inputs";
+import { type EvaluationInput, flightFeatureProblems } from "../domain/airspace/evaluation";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
-import { defaultSelection, LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
+import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
 import { maxLinearExtent } from "../domain/flightArea";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { Db } from "../env";
-import { ApiError } from "../lib/errors";
-import { advisoryInputs, rulesetsFor } from "../store/airspace";
+import { problemError } from "../lib/errors";
+import { advisoryInputs } from "../store/airspace";
 import { type FlightPlanRow, findFlight } from "../store/flights";
 import { findPilot } from "../store/pilots";
 import { allFlightFeatures } from "../store/rulesets";
+import { chosenRulesetIds, refuseUnknownRulesets } from "./airspace";
 
 /**
  * What an evaluation reads, for an area (`POST /rules/v1/evaluation`) or a plan (its evaluation and
@@ -41,12 +41,9 @@ export async function evaluateArea(db: Db, request: AreaRequest, now = Date.now(
     advisoryInputs(db, bboxOf(area), request.rulesetIds, { start: request.start, end: request.end }),
     allFlightFeatures(db),
   ]);
-  const found = new Set(inputs.rulesets.map((r) => r.id));
-  const unknown = request.rulesetIds.filter((id) => !found.has(id));
-  if (unknown.length > 0) throw unknownRulesetsError(unknown);
-  const errors = flightFeatureErrors(request.given, definitions);
-  if (errors.length > 0)
-    throw new ApiError(400, `Invalid request: check ${errors.map((e) => e.name).join(", ")}`, errors);
+  refuseUnknownRulesets(request.rulesetIds, inputs.rulesets);
+  const problems = flightFeatureProblems(request.given, definitions);
+  if (problems.length > 0) throw problemError(problems);
 
   const { color, advisories } = adviseArea({ area, ...inputs, withExtents: true });
   const altitude = numericFeature(request.given, LAANC_ALTITUDE_FEATURE);
@@ -85,10 +82,7 @@ export async function evaluateArea(db: Db, request: AreaRequest, now = Date.now(
  * would decide, and its pilot's details.
  */
 export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()): Promise<Evaluated> {
-  const rulesetIds =
-    plan.rulesets.length > 0
-      ? plan.rulesets
-      : defaultSelection(await rulesetsFor(db, plan.area)).map((r) => r.id);
+  const rulesetIds = await chosenRulesetIds(db, plan.area, plan.rulesets);
   const [inputs, definitions, pilot, flightAuthorizations] = await Promise.all([
     advisoryInputs(db, bboxOf(plan.area), rulesetIds, { start: plan.startTime, end: plan.endTime }),
     allFlightFeatures(db),

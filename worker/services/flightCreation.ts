@@ -1,17 +1,28 @@
-import { areaSizeError } from "../domain/airspace/inputs";
-import { flightArea, geometryError, geometryProblem } from "../domain/flightArea";
-import { bboxOf, type LineString, type Point, type Polygon } from "../domain/geojson";
+import { flightArea, geometryProblem } from "../domain/flightArea";
+import { leadTimeProblem, type TakeoffFields, takeoffProblem } from "../domain/flightSanity";
+import { bboxOf, type Geometry, type LineString, type Point, type Polygon } from "../domain/geojson";
+import type { Problem } from "../domain/problem";
 import type { Db } from "../env";
-import { badRequest } from "../lib/errors";
+import { badRequest, forbidden, problemError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { parseTime } from "../lib/time";
-import { authorizationsForPlan, locatePoint } from "../store/airspace";
-import { type FlightPlanRow, type FlightRow, insertFlight, ownsAircraft, submitPlan } from "../store/flights";
+import {
+  type FlightPlanRow,
+  type FlightRow,
+  insertFlight,
+  insertPlan,
+  ownsAircraft,
+  submitPlan,
+  updateUnsubmittedPlan,
+} from "../store/flights";
+import { unknownRulesetIds } from "../store/rulesets";
+import { areaSizeError, authorizationsForPlan, locatePoint, unknownRulesetsError } from "./airspace";
 
 /**
  * The one way a flight comes into being, whether from a point, a polygon, a path (the SDKs'
  * `/flight/v2/point|polygon|path`) or a submitted plan: its area is checked and sized the same way,
  * and where it is (city, state, country) and its LAANC authorizations are decided the same way.
+ * Plans are checked here too, as the flight they will become.
  */
 
 const FOUR_HOURS_MS = 4 * 60 * 60 * 1000;
@@ -35,13 +46,22 @@ export interface DirectFlight {
   aircraftId: string | null;
 }
 
-/** start defaults to now, end to start + 4 h (CONTRACT §4); end before start is 400. */
+const fail = (problem: Problem | null) => {
+  if (problem) throw problemError([problem]);
+};
+
+/**
+ * start defaults to now, end to start + 4 h (CONTRACT §4); end before start is 400, and so is a
+ * time more than a year ahead (a mistyped year).
+ */
 export function flightWindow(start: string | undefined, end: string | undefined, now: number) {
   const startTime = start === undefined ? now : parseTime(start, now);
   if (startTime === undefined) throw badRequest("start_time", "use ISO 8601 with an offset or Z, or `now`");
+  fail(leadTimeProblem("start_time", startTime, now));
   const endTime = end === undefined ? startTime + FOUR_HOURS_MS : parseTime(end, now);
   if (endTime === undefined) throw badRequest("end_time", "use ISO 8601 with an offset or Z, or `now`");
   if (endTime < startTime) throw badRequest("end_time", "must not be before start_time");
+  fail(leadTimeProblem("end_time", endTime, now));
   return { startTime, endTime };
 }
 
@@ -50,8 +70,7 @@ export function flightWindow(start: string | undefined, end: string | undefined,
  * meters. Every problem names its field: 400 (413 for a geometry of too many positions).
  */
 export function checkedFlightArea(geometry: unknown, buffer: number): Polygon {
-  const problem = geometryProblem(geometry, buffer);
-  if (problem) throw geometryError(problem);
+  fail(geometryProblem(geometry, buffer));
   const area = flightArea(geometry as FlightGeometry, buffer);
   const tooWide = areaSizeError(area);
   if (tooWide) throw tooWide;
@@ -62,6 +81,103 @@ export function checkedFlightArea(geometry: unknown, buffer: number): Polygon {
 export async function checkAircraft(db: Db, pilotId: string, aircraftId: string | null | undefined) {
   if (aircraftId && !(await ownsAircraft(db, pilotId, aircraftId)))
     throw badRequest("aircraft_id", "not one of the pilot's aircraft");
+}
+
+/** A plan as the API takes it (`POST /flight/v2/plan`; a PATCH merged onto the stored plan). */
+export interface PlanRequest {
+  takeoff_latitude: number;
+  takeoff_longitude: number;
+  pilot_id?: string;
+  start_time: string;
+  end_time: string;
+  max_altitude_agl: number;
+  min_altitude_agl?: number;
+  buffer?: number;
+  geometry: unknown;
+  aircraft_id?: string | null;
+  rulesets?: string[];
+  flight_description?: string;
+  flight_features?: Record<string, number | string | boolean | null>;
+}
+
+const PLAN_TAKEOFF: TakeoffFields = { latitude: "takeoff_latitude", longitude: "takeoff_longitude" };
+const FLIGHT_TAKEOFF: TakeoffFields = { latitude: "latitude", longitude: "longitude" };
+
+/** Checks what the schema cannot: pilot, times, altitude order, rulesets, geometry, take-off, aircraft. */
+async function checkedPlan(db: Db, input: PlanRequest, pilotId: string, now: number) {
+  if (input.pilot_id !== undefined && input.pilot_id !== pilotId) {
+    throw forbidden("pilot_id must be the token's pilot");
+  }
+  const { startTime, endTime } = flightWindow(input.start_time, input.end_time, now);
+  const minAltitude = input.min_altitude_agl ?? 0;
+  if (minAltitude > input.max_altitude_agl)
+    throw badRequest("min_altitude_agl", "must not exceed max_altitude_agl");
+  const unknownRulesets = await unknownRulesetIds(db, input.rulesets ?? []);
+  if (unknownRulesets.length > 0) throw unknownRulesetsError(unknownRulesets);
+  const buffer = input.buffer ?? 0;
+  const area = checkedFlightArea(input.geometry, buffer);
+  fail(takeoffProblem([input.takeoff_longitude, input.takeoff_latitude], area, PLAN_TAKEOFF));
+  await checkAircraft(db, pilotId, input.aircraft_id);
+  return {
+    takeoffLatitude: input.takeoff_latitude,
+    takeoffLongitude: input.takeoff_longitude,
+    startTime,
+    endTime,
+    maxAltitudeAgl: input.max_altitude_agl,
+    minAltitudeAgl: minAltitude,
+    buffer,
+    geometry: input.geometry as Geometry,
+    area,
+    ...bboxOf(area),
+    aircraftId: input.aircraft_id ?? null,
+    rulesets: input.rulesets ?? [],
+    flightDescription: input.flight_description ?? "",
+    flightFeatures: input.flight_features ?? {},
+  };
+}
+
+/** Creates a plan for the pilot, checked as the flight it will become. */
+export async function createPlan(
+  db: Db,
+  owner: { accountId: string; pilotId: string; acceptLanguage: string },
+  input: PlanRequest,
+  now: number,
+): Promise<FlightPlanRow> {
+  const fields = await checkedPlan(db, input, owner.pilotId, now);
+  return insertPlan(db, { id: newId("flight_plan"), ...owner, ...fields, flightId: null, createdAt: now });
+}
+
+/** Back to the request's shape, so a change is checked as the whole plan it produces. */
+function planRequest(plan: FlightPlanRow): PlanRequest {
+  return {
+    takeoff_latitude: plan.takeoffLatitude,
+    takeoff_longitude: plan.takeoffLongitude,
+    start_time: new Date(plan.startTime).toISOString(),
+    end_time: new Date(plan.endTime).toISOString(),
+    max_altitude_agl: plan.maxAltitudeAgl,
+    min_altitude_agl: plan.minAltitudeAgl,
+    buffer: plan.buffer,
+    geometry: plan.geometry,
+    aircraft_id: plan.aircraftId,
+    rulesets: plan.rulesets,
+    flight_description: plan.flightDescription,
+    flight_features: plan.flightFeatures as PlanRequest["flight_features"],
+  };
+}
+
+/** Changes a plan that is not submitted; null when a submit claimed it first. */
+export async function changePlan(
+  db: Db,
+  plan: FlightPlanRow,
+  changes: Partial<PlanRequest>,
+  acceptLanguage: string | undefined,
+  now: number,
+): Promise<FlightPlanRow | null> {
+  const fields = await checkedPlan(db, { ...planRequest(plan), ...changes }, plan.pilotId, now);
+  return updateUnsubmittedPlan(db, plan.id, {
+    ...fields,
+    acceptLanguage: acceptLanguage ?? plan.acceptLanguage,
+  });
 }
 
 interface Decided {
@@ -86,6 +202,7 @@ async function placeAndAuthorizations(db: Db, flight: Decided) {
 /** Creates a flight from a point, polygon or path request. */
 export async function createDirectFlight(db: Db, request: DirectFlight, now: number): Promise<FlightRow> {
   const area = checkedFlightArea(request.geometry, request.buffer);
+  fail(takeoffProblem([request.longitude, request.latitude], area, FLIGHT_TAKEOFF));
   await checkAircraft(db, request.pilotId, request.aircraftId);
   const decided = await placeAndAuthorizations(db, {
     latitude: request.latitude,
@@ -118,7 +235,7 @@ export async function createDirectFlight(db: Db, request: DirectFlight, now: num
   });
 }
 
-/** Creates the plan's flight; null when another submit claimed the plan first. */
+/** Creates the plan's flight from the plan's own columns; null when another submit claimed the plan first. */
 export async function createPlanFlight(
   db: Db,
   plan: FlightPlanRow,
@@ -134,21 +251,10 @@ export async function createPlanFlight(
     startTime: plan.startTime,
     endTime: plan.endTime,
   });
-  return submitPlan(db, plan.id, {
-    id: newId("flight"),
-    accountId: plan.accountId,
-    pilotId: plan.pilotId,
-    latitude: plan.takeoffLatitude,
-    longitude: plan.takeoffLongitude,
-    buffer: plan.buffer,
-    geometry: plan.area,
-    ...bboxOf(plan.area),
-    maxAltitude: plan.maxAltitudeAgl,
-    startTime: plan.startTime,
-    endTime: plan.endTime,
+  return submitPlan(db, plan, {
+    flightId: newId("flight"),
     createdAt: now,
     public: options.public,
-    notify: false,
     ...decided,
   });
 }

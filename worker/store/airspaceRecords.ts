@@ -1,15 +1,13 @@
 import { inArray } from "drizzle-orm";
 import { airspaceDatasets, airspaceFeatures } from "../../schema";
-import type { AirspaceFeature, FacilityCell } from "../domain/airspace/advisories";
-import { defaultSelection, type Ruleset } from "../domain/airspace/rules";
-import { expandBox } from "../domain/airspace/spatialGrid";
-import { type BBox, bboxOf, type Polygon } from "../domain/geojson";
+import type { AirspaceFeature } from "../domain/airspace/advisories";
+import type { BBox } from "../domain/geojson";
 import type { Db } from "../env";
-import { advisoryInputs, featureColumns, rulesetsFor } from "./airspace";
+import { featureColumns, featuresQuery } from "./airspace";
 
 /**
- * Reads for airspace records, area status and plan advisories. Everything spatial goes through the
- * advisory queries of store/airspace.ts, so records, status and advisories come from one query.
+ * Reads for airspace records and the system status. Spatial reads go through the feature query of
+ * store/airspace.ts, so records, status and advisories come from one query.
  */
 
 /** Airspace features by their external ids (`ourairports:KPHX`), in no particular order. */
@@ -24,23 +22,7 @@ export async function featuresIn(
   box: BBox,
   window: { start: number; end: number },
 ): Promise<AirspaceFeature[]> {
-  return (await advisoryInputs(db, box, [], window)).features;
-}
-
-/**
- * What advisories over an area need: the rulesets (the given ids, or else the default selection of
- * every jurisdiction the area meets), the features within `buffer` of it and the facility-map cells.
- */
-export async function areaAdvisoryInputs(
-  db: Db,
-  area: Polygon,
-  buffer: number,
-  rulesetIds: string[],
-  window: { start: number; end: number },
-): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
-  const ids =
-    rulesetIds.length > 0 ? rulesetIds : defaultSelection(await rulesetsFor(db, area)).map((r) => r.id);
-  return advisoryInputs(db, expandBox(bboxOf(area), buffer), ids, window);
+  return featuresQuery(db, box, window);
 }
 
 /** The airspace datasets loaded (the seed and each import), for the system status. */

@@ -1,5 +1,5 @@
 import booleanIntersects from "@turf/boolean-intersects";
-import { and, desc, eq, gte, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gte, lte, or, type SQL, sql } from "drizzle-orm";
 import { aircraft, aircraftModels, flightPlans, flights, manufacturers, pilots } from "../../schema";
 import { type BBox, bboxOf, type Geometry } from "../domain/geojson";
 import type { Db } from "../env";
@@ -38,22 +38,39 @@ export async function updateUnsubmittedPlan(
   return row ?? null;
 }
 
+/** What a submit adds to the plan's own columns to make its flight. */
+export interface PlanSubmission {
+  flightId: string;
+  createdAt: number;
+  public: boolean;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  authorizations: unknown[];
+}
+
 /**
  * Claims the plan and creates its flight in one transaction: of concurrent submits exactly one
  * claims it (the UPDATE's `flight_id IS NULL` guard), and only the claimant's INSERT selects a row.
+ * Every other column of the flight is copied from the plan's row.
  */
-export async function submitPlan(db: Db, planId: string, flight: NewFlight): Promise<FlightRow | null> {
+export async function submitPlan(
+  db: Db,
+  plan: Pick<FlightPlanRow, "id" | "pilotId">,
+  submission: PlanSubmission,
+): Promise<FlightRow | null> {
+  const { flightId } = submission;
   const [, inserted] = await db.batch([
     db
       .update(flightPlans)
-      .set({ flightId: flight.id })
-      .where(and(eq(flightPlans.id, planId), sql`${flightPlans.flightId} IS NULL`)),
+      .set({ flightId })
+      .where(and(eq(flightPlans.id, plan.id), sql`${flightPlans.flightId} IS NULL`)),
     db
       .insert(flights)
       .select(
         db
           .select({
-            id: sql`${flight.id}`.as("id"),
+            id: sql`${flightId}`.as("id"),
             accountId: flightPlans.accountId,
             pilotId: flightPlans.pilotId,
             flightPlanId: flightPlans.id,
@@ -69,19 +86,20 @@ export async function submitPlan(db: Db, planId: string, flight: NewFlight): Pro
             maxAltitude: flightPlans.maxAltitudeAgl,
             startTime: flightPlans.startTime,
             endTime: flightPlans.endTime,
-            createdAt: sql`${flight.createdAt}`.as("created_at"),
-            public: sql`${flight.public ? 1 : 0}`.as("public"),
-            notify: sql`${flight.notify ? 1 : 0}`.as("notify"),
-            city: sql`${flight.city ?? null}`.as("city"),
-            state: sql`${flight.state ?? null}`.as("state"),
-            country: sql`${flight.country ?? null}`.as("country"),
-            authorizations: sql`${JSON.stringify(flight.authorizations)}`.as("authorizations"),
+            createdAt: sql`${submission.createdAt}`.as("created_at"),
+            public: sql`${submission.public ? 1 : 0}`.as("public"),
+            // A plan's flight never asks for notifications (only the SDKs' direct creation does).
+            notify: sql`0`.as("notify"),
+            city: sql`${submission.city}`.as("city"),
+            state: sql`${submission.state}`.as("state"),
+            country: sql`${submission.country}`.as("country"),
+            authorizations: sql`${JSON.stringify(submission.authorizations)}`.as("authorizations"),
           })
           .from(flightPlans)
-          .where(and(eq(flightPlans.id, planId), eq(flightPlans.flightId, flight.id))),
+          .where(and(eq(flightPlans.id, plan.id), eq(flightPlans.flightId, flightId))),
       )
       .returning(),
-    countFlightIfPresent(db, flight.pilotId, flight.id, 1),
+    countFlightIfPresent(db, plan.pilotId, flightId, 1),
   ]);
   return inserted[0] ?? null;
 }
@@ -238,6 +256,12 @@ function afterCursor(cursor: FlightCursor): SQL {
   ) as SQL;
 }
 
+/** A listed flight with its area as stored (JSON text): a page passes it on without parsing it. */
+export type ListedFlight = Omit<FlightRow, "geometry"> & { geometryJson: string };
+
+const { geometry: _geometry, ...otherColumns } = getTableColumns(flights);
+const listedColumns = { ...otherColumns, geometryJson: sql<string>`${flights.geometry}` };
+
 /**
  * One page of flights and the total that match. One statement: the total is an uncorrelated
  * subquery that SQLite evaluates once, cheaper than a second statement in a batch.
@@ -247,14 +271,14 @@ export async function listFlights(
   filter: FlightFilter,
   limit: number,
   cursor: FlightCursor | undefined,
-): Promise<{ rows: FlightRow[]; total: number }> {
+): Promise<{ rows: ListedFlight[]; total: number }> {
   const conditions = and(...filterConditions(filter));
   const pageConditions = cursor ? and(conditions, afterCursor(cursor)) : conditions;
   const total = isWholeHistory(filter)
     ? sql<number>`(SELECT flight_count FROM pilots WHERE id = ${filter.pilotId})`
     : sql<number>`(SELECT count(*) FROM flights WHERE ${conditions})`;
   const page = await db
-    .select({ flight: flights, total })
+    .select({ flight: listedColumns, total })
     .from(flights)
     .where(pageConditions)
     .orderBy(desc(flights.startTime), desc(flights.id))
@@ -310,7 +334,10 @@ export interface FlightEnhancement {
 }
 
 /** Pilot and aircraft sub-objects for `enhance=true`, fetched for a whole page at once. */
-export async function enhancements(db: Db, rows: FlightRow[]): Promise<Map<string, FlightEnhancement>> {
+export async function enhancements(
+  db: Db,
+  rows: Pick<FlightRow, "id" | "pilotId" | "aircraftId">[],
+): Promise<Map<string, FlightEnhancement>> {
   const out = new Map<string, FlightEnhancement>();
   if (rows.length === 0) return out;
   const pilotIds = [...new Set(rows.map((r) => r.pilotId))];

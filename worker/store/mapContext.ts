@@ -1,18 +1,9 @@
-import { and, eq, gte, inArray, isNull, lte, or, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import {
-  airspaceFeatureCells,
-  airspaceFeatures,
-  facilityMapCells,
-  facilityMaps,
-  jurisdictionCells,
-  jurisdictions,
-} from "../../schema";
-import { cellRange } from "../domain/airspace/facilityGrid";
-import { searchRanges } from "../domain/airspace/spatialGrid";
+import { and, eq, inArray } from "drizzle-orm";
+import { airspaceFeatures, facilityMapCells, facilityMaps, jurisdictions } from "../../schema";
 import type { BBox } from "../domain/geojson";
 import type { MapContext } from "../domain/map/layers";
 import type { Db } from "../env";
+import { boxMeets, cellsUnder, featuresMeeting, jurisdictionIdsMeeting } from "./airspace";
 
 export type { MapContext };
 
@@ -23,48 +14,17 @@ const MAX_AIRPORTS = 40;
 
 const POINT_TYPES = ["airport", "heliport"];
 
-function boxMeets(
-  t: { minLat: SQLiteColumn; maxLat: SQLiteColumn; minLng: SQLiteColumn; maxLng: SQLiteColumn },
-  box: BBox,
-) {
-  return and(
-    lte(t.minLat, box.maxLat),
-    gte(t.maxLat, box.minLat),
-    lte(t.minLng, box.maxLng),
-    gte(t.maxLng, box.minLng),
-  );
-}
-
-function cellsMeeting(t: { level: SQLiteColumn; x: SQLiteColumn; y: SQLiteColumn }, box: BBox) {
-  return or(
-    ...searchRanges(box).map((r) =>
-      and(
-        eq(t.level, r.level),
-        sql`${t.x} BETWEEN ${r.minX} AND ${r.maxX}`,
-        sql`${t.y} BETWEEN ${r.minY} AND ${r.maxY}`,
-      ),
-    ),
-  );
-}
-
 /** The map's context inside `box`, with time-bound airspace only when in effect during [start, end]. */
 export async function mapContext(db: Db, box: BBox, start: number, end: number): Promise<MapContext> {
   const j = jurisdictions;
   const f = airspaceFeatures;
-  const range = cellRange(box);
   const [boundaryRows, featureRows, cellRows] = await Promise.all([
     db
       .select({ name: j.name, region: j.region, geometry: j.geometry })
       .from(j)
       .where(
         and(
-          inArray(
-            j.id,
-            db
-              .selectDistinct({ id: jurisdictionCells.jurisdictionId })
-              .from(jurisdictionCells)
-              .where(cellsMeeting(jurisdictionCells, box)),
-          ),
+          inArray(j.id, jurisdictionIdsMeeting(db, box)),
           boxMeets(j, box),
           inArray(j.region, ["federal", "state", "county"]),
         ),
@@ -80,20 +40,7 @@ export async function mapContext(db: Db, box: BBox, start: number, end: number):
         properties: f.properties,
       })
       .from(f)
-      .where(
-        and(
-          inArray(
-            f.id,
-            db
-              .selectDistinct({ id: airspaceFeatureCells.featureId })
-              .from(airspaceFeatureCells)
-              .where(cellsMeeting(airspaceFeatureCells, box)),
-          ),
-          boxMeets(f, box),
-          or(isNull(f.effectiveStart), lte(f.effectiveStart, end)),
-          or(isNull(f.effectiveEnd), gte(f.effectiveEnd, start)),
-        ),
-      ),
+      .where(featuresMeeting(db, box, { start, end })),
     db
       .select({
         row: facilityMapCells.row,
@@ -103,12 +50,7 @@ export async function mapContext(db: Db, box: BBox, start: number, end: number):
       })
       .from(facilityMapCells)
       .innerJoin(facilityMaps, eq(facilityMaps.id, facilityMapCells.facilityMapId))
-      .where(
-        and(
-          sql`${facilityMapCells.row} BETWEEN ${range.minRow} AND ${range.maxRow}`,
-          sql`${facilityMapCells.col} BETWEEN ${range.minCol} AND ${range.maxCol}`,
-        ),
-      )
+      .where(cellsUnder(box))
       .limit(MAX_FACILITY_CELLS + 1),
   ]);
   // A state's outline already draws the coast and the border; the country's is only for places without states.

@@ -1,54 +1,95 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { flightFeatures, flightPlans, flights, jurisdictions, rules, rulesets } from "../../schema";
 import type { Condition, FlightFeature, Ruleset, Trigger } from "../domain/airspace/rules";
 import type { Db } from "../env";
 import type { FlightPlanRow } from "./flights";
 
-/** Reads of the SDK routes: rulesets by id, every flight feature, plans and their flights by ids. */
+/** Rulesets with their rules and jurisdiction, the flight features rules name, and plans' authorizations. */
 
-/** Rulesets with their rules and jurisdiction, in display order; unknown ids are simply absent. */
-export async function rulesetsByIds(db: Db, ids: string[]): Promise<Ruleset[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
+/**
+ * Rulesets, their jurisdiction and rules (a row per rule) matching `where`, in display order. Aliased
+ * columns: rows of a D1 batch come back as objects, where same-named columns would collide.
+ */
+export function rulesetsQuery(db: Db, where: SQL) {
+  return db
     .select({
-      ruleset: rulesets,
-      jurisdiction: { id: jurisdictions.id, name: jurisdictions.name, region: jurisdictions.region },
-      rule: rules,
+      id: rulesets.id,
+      name: rulesets.name,
+      shortName: rulesets.shortName,
+      description: rulesets.description,
+      selectionType: rulesets.selectionType,
+      isDefault: rulesets.isDefault,
+      airspaceTypes: rulesets.airspaceTypes,
+      jurisdictionId: sql<number>`${jurisdictions.id}`.as("jurisdiction_id"),
+      jurisdictionName: sql<string>`${jurisdictions.name}`.as("jurisdiction_name"),
+      jurisdictionRegion: sql<string>`${jurisdictions.region}`.as("jurisdiction_region"),
+      ruleId: sql<number | null>`${rules.id}`.as("rule_id"),
+      ruleShortText: sql<string>`${rules.shortText}`.as("rule_short_text"),
+      ruleDescription: sql<string>`${rules.description}`.as("rule_description"),
+      ruleDisplayOrder: sql<number | null>`${rules.displayOrder}`.as("rule_display_order"),
+      ruleFlightFeatures: sql<string>`${rules.flightFeatures}`.as("rule_flight_features"),
+      ruleCondition: sql<string | null>`${rules.condition}`.as("rule_condition"),
+      ruleTriggers: sql<string>`${rules.triggers}`.as("rule_triggers"),
     })
     .from(rulesets)
     .innerJoin(jurisdictions, eq(jurisdictions.id, rulesets.jurisdictionId))
     .leftJoin(rules, eq(rules.rulesetId, rulesets.id))
-    .where(inArray(rulesets.id, ids))
+    .where(where)
     .orderBy(asc(rulesets.displayOrder), asc(rules.displayOrder), asc(rules.id));
+}
+
+/** The rows of `rulesetsQuery` folded into rulesets, each with its rules in order. */
+export function toRulesets(rows: Awaited<ReturnType<typeof rulesetsQuery>>): Ruleset[] {
   const byId = new Map<string, Ruleset>();
-  for (const { ruleset, jurisdiction, rule } of rows) {
-    let entry = byId.get(ruleset.id);
+  for (const row of rows) {
+    let entry = byId.get(row.id);
     if (!entry) {
       entry = {
-        id: ruleset.id,
-        name: ruleset.name,
-        short_name: ruleset.shortName,
-        description: ruleset.description,
-        selection_type: ruleset.selectionType,
-        default: ruleset.isDefault,
-        jurisdiction,
-        airspace_types: ruleset.airspaceTypes,
+        id: row.id,
+        name: row.name,
+        short_name: row.shortName,
+        description: row.description,
+        selection_type: row.selectionType,
+        default: row.isDefault,
+        jurisdiction: { id: row.jurisdictionId, name: row.jurisdictionName, region: row.jurisdictionRegion },
+        airspace_types: row.airspaceTypes,
         rules: [],
       };
-      byId.set(ruleset.id, entry);
+      byId.set(row.id, entry);
     }
-    if (rule)
+    if (row.ruleId !== null) {
       entry.rules.push({
-        id: rule.id,
-        short_text: rule.shortText,
-        description: rule.description,
-        display_order: rule.displayOrder,
-        flight_features: rule.flightFeatures,
-        condition: (rule.condition ?? null) as Condition | null,
-        triggers: rule.triggers as Trigger[],
+        id: row.ruleId,
+        short_text: row.ruleShortText,
+        description: row.ruleDescription,
+        display_order: row.ruleDisplayOrder,
+        flight_features: JSON.parse(row.ruleFlightFeatures) as string[],
+        condition: row.ruleCondition === null ? null : (JSON.parse(row.ruleCondition) as Condition),
+        triggers: JSON.parse(row.ruleTriggers) as Trigger[],
       });
+    }
   }
   return [...byId.values()];
+}
+
+/** Rulesets by id, in display order; unknown ids are simply absent. */
+export async function rulesetsByIds(db: Db, ids: string[]): Promise<Ruleset[]> {
+  if (ids.length === 0) return [];
+  return toRulesets(await rulesetsQuery(db, inArray(rulesets.id, ids)));
+}
+
+/** The rulesets of the given jurisdictions, in display order. */
+export async function rulesetsOfJurisdictions(db: Db, jurisdictionIds: number[]): Promise<Ruleset[]> {
+  if (jurisdictionIds.length === 0) return [];
+  return toRulesets(await rulesetsQuery(db, inArray(rulesets.jurisdictionId, jurisdictionIds)));
+}
+
+/** The ids among `ids` that name no ruleset (plans and advisory queries refuse them). */
+export async function unknownRulesetIds(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const known = await db.select({ id: rulesets.id }).from(rulesets).where(inArray(rulesets.id, ids));
+  const knownIds = new Set(known.map((r) => r.id));
+  return [...new Set(ids)].filter((id) => !knownIds.has(id));
 }
 
 /**
@@ -61,14 +102,19 @@ let cachedDefinitions: { definitions: Map<string, FlightFeature>; expiresAt: num
 /** Every flight feature definition (a few dozen rows). */
 export async function allFlightFeatures(db: Db, now = Date.now()): Promise<Map<string, FlightFeature>> {
   if (cachedDefinitions && cachedDefinitions.expiresAt > now) return cachedDefinitions.definitions;
-  const definitions = await readFlightFeatures(db);
+  const definitions = toFlightFeatures(await db.select().from(flightFeatures));
   cachedDefinitions =
     definitions.size > 0 ? { definitions, expiresAt: now + DEFINITIONS_CACHE_MS } : undefined;
   return definitions;
 }
 
-async function readFlightFeatures(db: Db): Promise<Map<string, FlightFeature>> {
-  const rows = await db.select().from(flightFeatures);
+/** The definitions of the named flight features (those a set of rules asks for). */
+export async function flightFeatureDefinitions(db: Db, names: string[]): Promise<Map<string, FlightFeature>> {
+  if (names.length === 0) return new Map();
+  return toFlightFeatures(await db.select().from(flightFeatures).where(inArray(flightFeatures.name, names)));
+}
+
+function toFlightFeatures(rows: (typeof flightFeatures.$inferSelect)[]): Map<string, FlightFeature> {
   return new Map(
     rows.map((r) => [
       r.name,

@@ -1,4 +1,4 @@
-import type { FieldError } from "../../lib/jsend";
+import type { Problem } from "../problem";
 import type { AreaAdvisory } from "./advisories";
 import type { Authorization } from "./laanc";
 import {
@@ -252,12 +252,12 @@ function laancValidations(pilot: PilotContact | null): Validation[] {
  * numeric string, as form-minded clients send), a bool a boolean (or "true"/"false"). Names no rule
  * knows are kept and ignored.
  */
-export function flightFeatureErrors(
+export function flightFeatureProblems(
   given: Record<string, unknown>,
   definitions: Map<string, FlightFeature>,
   field = "flight_features",
-): FieldError[] {
-  const errors: FieldError[] = [];
+): Problem[] {
+  const problems: Problem[] = [];
   for (const [name, value] of Object.entries(given)) {
     const definition = definitions.get(name);
     if (!definition || value === null) continue;
@@ -265,12 +265,12 @@ export function flightFeatureErrors(
       definition.input_type === "float" &&
       testFeature({ feature: name, op: "gte", value: -Infinity }, given) === undefined
     )
-      errors.push({ name: `${field}.${name}`, message: "must be a number" });
+      problems.push({ field: `${field}.${name}`, message: "must be a number" });
     if (
       definition.input_type === "bool" &&
       testFeature({ feature: name, op: "eq", value: true }, given) === undefined
     )
-      errors.push({ name: `${field}.${name}`, message: "must be true or false" });
+      problems.push({ field: `${field}.${name}`, message: "must be true or false" });
   }
-  return errors;
+  return problems;
 }

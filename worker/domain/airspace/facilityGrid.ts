@@ -1,4 +1,4 @@
-import type { BBox, Polygon, Position } from "../geojson";
+import { type BBox, boxPolygon, type Polygon, type Position } from "../geojson";
 
 /**
  * The FAA draws UAS facility maps on a grid of 30 arc-second cells. A cell is named by its row and
@@ -31,19 +31,7 @@ export function cellCenter(cell: GridCellKey): Position {
 }
 
 export function cellPolygon(cell: GridCellKey): Polygon {
-  const b = cellBox(cell);
-  return {
-    type: "Polygon",
-    coordinates: [
-      [
-        [b.minLng, b.minLat],
-        [b.maxLng, b.minLat],
-        [b.maxLng, b.maxLat],
-        [b.minLng, b.maxLat],
-        [b.minLng, b.minLat],
-      ],
-    ],
-  };
+  return boxPolygon(cellBox(cell));
 }
 
 /** Rows and columns of the cells that a box touches. */

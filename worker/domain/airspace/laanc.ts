@@ -1,8 +1,10 @@
 import { FEET_TO_METERS } from "./facilityGrid";
 import { type AuthorizationCondition, LAANC_AUTHORITY, type Ruleset } from "./rules";
+import type { AuthorizationStatus } from "./types";
+
+export type { AuthorizationStatus };
 
 /** Spec 2.6 authorization objects. */
-export type AuthorizationStatus = "pending" | "accepted" | "rejected" | "not_requested" | "cancelled";
 export interface Authorization {
   description: string;
   status: AuthorizationStatus;

@@ -1,10 +1,9 @@
-import { badRequest } from "../../lib/errors";
-import { flightArea, geometryError, geometryProblem } from "../flightArea";
-import { type BBox, bboxOf, type Geometry, type Polygon, unwrapGeometry } from "../geojson";
+import { flightArea, geometryProblem } from "../flightArea";
+import { type BBox, bboxOf, type Geometry, type Polygon } from "../geojson";
+import { type Checked, checked, problem } from "../problem";
 import { distanceToArea } from "./geometry";
-import { areaSizeError } from "./inputs";
+import { areaSizeProblem } from "./inputs";
 import { expandBox } from "./spatialGrid";
-import { AIRSPACE_TYPES } from "./types";
 
 /** The geometry of a status or airspace search query, and the area that distances are measured to. */
 
@@ -20,30 +19,23 @@ export interface QueryGeometry {
 const SHAPE_HALF_WIDTH_M = 1;
 
 /**
- * A query geometry from a GeoJSON object or its JSON text (query strings carry text, bodies either),
- * checked like flight geometries (400/413 naming `geometry`) and at most a degree across.
+ * A query geometry (a GeoJSON object of an allowed type), checked like flight geometries (problems
+ * name `geometry`; too many positions is `tooLarge`) and at most a degree across.
  */
-export function queryGeometryFrom(input: unknown, allowed: readonly QueryGeometryType[]): QueryGeometry {
-  let value = input;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      throw badRequest("geometry", "is not JSON; send a GeoJSON geometry (URL-encoded in a query)");
-    }
-  }
-  value = unwrapGeometry(value);
+export function checkQueryGeometry(
+  value: unknown,
+  allowed: readonly QueryGeometryType[],
+): Checked<QueryGeometry> {
   const type = (value as { type?: unknown } | null)?.type;
   if (typeof type !== "string" || !(allowed as readonly string[]).includes(type))
-    throw badRequest("geometry", `must be a GeoJSON ${allowed.join(" or ")}`);
+    return problem("geometry", `must be a GeoJSON ${allowed.join(" or ")}`);
   // Lines and points are measured to as they are: any buffer is the query's, not the shape's.
-  const problem = geometryProblem(value, SHAPE_HALF_WIDTH_M);
-  if (problem) throw geometryError(problem);
+  const invalid = geometryProblem(value, SHAPE_HALF_WIDTH_M);
+  if (invalid) return { ok: false, problems: [invalid] };
   const geometry = value as Polygon | Geometry;
   const area = flightArea(geometry as Parameters<typeof flightArea>[0], SHAPE_HALF_WIDTH_M);
-  const tooWide = areaSizeError(area);
-  if (tooWide) throw tooWide;
-  return { geometry, area };
+  const tooWide = areaSizeProblem(area);
+  return tooWide ? { ok: false, problems: [tooWide] } : checked({ geometry, area });
 }
 
 /** The box to read records in: the area's box grown by the query's buffer (stored boxes carry radii). */
@@ -62,28 +54,4 @@ export function reachOfRecord(
 ): { meets: boolean; distance: number } {
   const distance = distanceToArea(record.geometry, area);
   return { meets: distance <= record.radiusM + buffer, distance };
-}
-
-/** A list of airspace types, comma-separated or an array; unknown ones are named with the valid list. */
-export function typeListFrom(input: string | string[] | undefined, name: string): string[] | undefined {
-  if (input === undefined) return undefined;
-  const parts = (Array.isArray(input) ? input : input.split(","))
-    .map((t) => t.trim())
-    .filter((t) => t !== "");
-  if (parts.length === 0) return undefined;
-  const unknown = parts.filter((t) => !AIRSPACE_TYPES.includes(t));
-  if (unknown.length > 0)
-    throw badRequest(name, `unknown type ${unknown.join(", ")}; valid: ${AIRSPACE_TYPES.join(", ")}`);
-  return [...new Set(parts)];
-}
-
-/** The types a query asks for: `types` (default every type) less `ignored_types`; undefined is all. */
-export function selectedTypes(
-  types: string | string[] | undefined,
-  ignored: string | string[] | undefined,
-): string[] | undefined {
-  const wanted = typeListFrom(types, "types");
-  const left = typeListFrom(ignored, "ignored_types");
-  if (!left) return wanted;
-  return (wanted ?? AIRSPACE_TYPES).filter((t) => !left.includes(t));
 }

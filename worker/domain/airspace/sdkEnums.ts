@@ -1,4 +1,4 @@
-import type { AuthorizationStatus } from "./laanc";
+import type { AuthorizationStatus } from "./types";
 
 /**
  * The enum strings the original SDKs decode, and the one place the service's own states become them.

@@ -18,3 +18,6 @@ export const AIRSPACE_TYPES: readonly string[] = [
   "power_plant",
   "park",
 ];
+
+/** The states of a spec 2.6 authorization, as the service keeps them (sdkEnums.ts maps them to the SDKs'). */
+export type AuthorizationStatus = "pending" | "accepted" | "rejected" | "not_requested" | "cancelled";

@@ -1,6 +1,6 @@
-import type { FieldError } from "../../lib/jsend";
 import { geometryProblem } from "../flightArea";
 import { type LineString, type Point, type Polygon, unwrapGeometry } from "../geojson";
+import type { Checked, Problem } from "../problem";
 
 export type FlightGeometry = Polygon | LineString | Point;
 
@@ -21,9 +21,8 @@ export const MAX_BUFFER_METERS = 20_000;
 const MAX_RULESETS = 50;
 const RULESET_ID = /^[a-z0-9]+(?:_[a-z0-9]+)+$/;
 
-export type LinkCheck =
-  | { ok: true; request: FlightLinkRequest }
-  | { ok: false; status: 400 | 413; errors: FieldError[] };
+/** The request, or every problem with its fields (a geometry of too many positions is `tooLarge`). */
+export type LinkCheck = Checked<FlightLinkRequest>;
 
 /** The link fields as they arrive: JSON values from the builder, or strings from the page's query. */
 export interface RawLinkFields {
@@ -39,29 +38,27 @@ export interface RawLinkFields {
  * what to do with a buffer on a Polygon: the builder refuses it, the page ignores it.
  */
 export function checkLinkFields(raw: RawLinkFields, bufferOnPolygon: "refuse" | "ignore"): LinkCheck {
-  const errors: FieldError[] = [];
-  let status: 400 | 413 = 400;
+  const errors: Problem[] = [];
   const altitude = optionalNumber(raw.altitude, "altitude", MAX_ALTITUDE_METERS, errors);
   let buffer = optionalNumber(raw.buffer, "buffer", MAX_BUFFER_METERS, errors);
   const geometry = raw.geometry as FlightGeometry;
   const problem = geometryProblem(raw.geometry, buffer ?? DEFAULT_BUFFER_METERS);
   if (problem) {
-    errors.push({ name: "geometry", message: problem.message });
-    status = problem.status;
+    errors.push(problem);
   } else if (geometry.type === "Polygon" && buffer !== undefined) {
     if (bufferOnPolygon === "refuse") {
-      errors.push({ name: "buffer", message: "applies only to LineString and Point geometries" });
+      errors.push({ field: "buffer", message: "applies only to LineString and Point geometries" });
     }
     buffer = undefined;
   }
   let callbackUrl: string | undefined;
   if (raw.callback_url !== undefined && raw.callback_url !== "") {
     if (typeof raw.callback_url === "string") callbackUrl = raw.callback_url;
-    else errors.push({ name: "callback_url", message: "must be a URL string" });
+    else errors.push({ field: "callback_url", message: "must be a URL string" });
   }
   const rulesetIds = readRulesetIds(raw.ruleset_ids, errors);
-  if (errors.length > 0) return { ok: false, status: errors.length === 1 ? status : 400, errors };
-  return { ok: true, request: { geometry, callbackUrl, altitude, buffer, rulesetIds } };
+  if (errors.length > 0) return { ok: false, problems: errors };
+  return { ok: true, value: { geometry, callbackUrl, altitude, buffer, rulesetIds } };
 }
 
 /** The page's query: `geometry` is the JSON text `{"geometry": <GeoJSON geometry>}` (a bare geometry is accepted too). */
@@ -84,32 +81,32 @@ function geometryFromText(text: string | null): unknown {
   }
 }
 
-function optionalNumber(value: unknown, name: string, max: number, errors: FieldError[]): number | undefined {
+function optionalNumber(value: unknown, name: string, max: number, errors: Problem[]): number | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   const number = typeof value === "string" ? Number(value) : value;
   if (typeof number !== "number" || !Number.isFinite(number) || number <= 0 || number > max) {
-    errors.push({ name, message: `must be a number of meters greater than 0 and at most ${max}` });
+    errors.push({ field: name, message: `must be a number of meters greater than 0 and at most ${max}` });
     return undefined;
   }
   return number;
 }
 
-function readRulesetIds(value: unknown, errors: FieldError[]): string[] | undefined {
+function readRulesetIds(value: unknown, errors: Problem[]): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   const list = typeof value === "string" ? value.split(",") : value;
   if (!Array.isArray(list) || !list.every((id) => typeof id === "string")) {
-    errors.push({ name: "ruleset_ids", message: "must be comma-separated ruleset ids or an array of them" });
+    errors.push({ field: "ruleset_ids", message: "must be comma-separated ruleset ids or an array of them" });
     return undefined;
   }
   const ids = [...new Set(list.map((id) => id.trim()).filter((id) => id !== ""))];
   const bad = ids.filter((id) => !RULESET_ID.test(id));
   if (bad.length > 0) {
     errors.push({
-      name: "ruleset_ids",
+      field: "ruleset_ids",
       message: `not ruleset ids (lowercase <country>_<name>): ${bad.join(", ")}`,
     });
   } else if (ids.length > MAX_RULESETS) {
-    errors.push({ name: "ruleset_ids", message: `at most ${MAX_RULESETS} rulesets` });
+    errors.push({ field: "ruleset_ids", message: `at most ${MAX_RULESETS} rulesets` });
   }
   return ids;
 }

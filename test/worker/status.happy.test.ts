@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import statusFixture from "../fixtures/client-fixtures/status_get_point_success.json";
-import { loadAirspaceFixtures } from "./airspaceFixtures";
-import { call, createAccount, type TestAccount } from "./helpers";
+import { FALLON, loadAirspaceFixtures } from "./airspaceFixtures";
+import { airspaceRequests } from "./airspaceRequests";
+import { createAccount, type TestAccount } from "./helpers";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -9,12 +10,7 @@ beforeAll(async () => {
   account = await createAccount();
 });
 
-const status = (query: Record<string, string | number>) =>
-  call(`/status/v2/point?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`, {
-    apiKey: account.apiKey,
-  });
-/** Inside the issue's facility-map cell: 400 ft at Fallon NAS. */
-const FALLON = { latitude: 39.47816, longitude: -118.78456 };
+const { status } = airspaceRequests(() => account.apiKey);
 
 describe("GET /status/v2/point", () => {
   it("returns controlled airspace split into facility-map cells, colored by the rules that apply there", async () => {
@@ -107,20 +103,5 @@ describe("GET /status/v2/point", () => {
     for (const advisory of res.json.data.advisories)
       expect(Object.keys(advisory).sort()).toEqual([...clientKeys].sort());
     expect(Object.keys(res.json.data).sort()).toEqual(["advisories", "advisory_color", "max_safe_distance"]);
-  });
-
-  it("refuses unknown types (naming the valid ones), a buffer out of range and a missing coordinate", async () => {
-    const unknown = await status({ ...FALLON, types: "airport,castle" });
-    expect(unknown.status).toBe(400);
-    expect(unknown.json.data.errors[0].name).toBe("types");
-    expect(unknown.json.data.errors[0].message).toContain("valid: non_geo, laanc, controlled_airspace");
-    const far = await status({ ...FALLON, buffer: 20_001 });
-    expect(far.status).toBe(400);
-    expect(far.json.data.errors.map((e: any) => e.name)).toEqual(["buffer"]);
-    const missing = await status({ latitude: 39.4 });
-    expect(missing.status).toBe(400);
-    expect(missing.json.data.errors.map((e: any) => e.name)).toEqual(["longitude"]);
-    const outside = await status({ latitude: 91, longitude: 0 });
-    expect(outside.json.data.errors.map((e: any) => e.name)).toEqual(["latitude"]);
   });
 });

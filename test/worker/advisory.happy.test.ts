@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bowTie } from "../geometries";
 import {
   FALLON_CELL_AREA,
   FALLON_TWO_CELLS_AREA,
@@ -8,7 +7,8 @@ import {
   SELLAFIELD_AREA,
   YOSEMITE_AREA,
 } from "./airspaceFixtures";
-import { call, createAccount, type TestAccount } from "./helpers";
+import { airspaceRequests } from "./airspaceRequests";
+import { createAccount, type TestAccount } from "./helpers";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -16,15 +16,8 @@ beforeAll(async () => {
   account = await createAccount();
 });
 
-const v2 = (body: Record<string, unknown>) =>
-  call("/advisory/v2/airspace", {
-    method: "POST",
-    apiKey: account.apiKey,
-    body,
-    headers: { Accept: "application/json" },
-  });
-const v1 = (query: Record<string, string>) =>
-  call(`/advisory/v1/airspace?${new URLSearchParams(query)}`, { apiKey: account.apiKey });
+const { v2, v1 } = airspaceRequests(() => account.apiKey);
+
 const byName = (advisories: any[], name: string) => advisories.find((a) => a.name === name);
 
 describe("POST /advisory/v2/airspace", () => {
@@ -168,40 +161,6 @@ describe("POST /advisory/v2/airspace", () => {
     const after = await v2({ geometry: near, rulesets: "usa_part_107", start: "2030-06-02T00:00:00Z" });
     expect(after.json.data.advisories.some((a: any) => a.type === "tfr")).toBe(false);
   });
-
-  it("refuses unknown rulesets, broken geometry and a backwards window, naming the field", async () => {
-    const unknown = await v2({ geometry: FALLON_CELL_AREA, rulesets: "usa_part_107,usa_part_108" });
-    expect(unknown.status).toBe(400);
-    expect(unknown.json.data.errors).toEqual([
-      { name: "rulesets", message: "unknown ruleset usa_part_108; POST /rules/v1/ lists those for an area" },
-    ]);
-    for (const [body, field] of [
-      [{ geometry: FALLON_CELL_AREA }, "rulesets"],
-      [{ geometry: FALLON_CELL_AREA, rulesets: "" }, "rulesets"],
-      [{ rulesets: "usa_part_107" }, "geometry"],
-      [
-        {
-          geometry: bowTie,
-          rulesets: "usa_part_107",
-        },
-        "geometry",
-      ],
-      [
-        {
-          geometry: FALLON_CELL_AREA,
-          rulesets: "usa_part_107",
-          start: "2030-06-02T00:00:00Z",
-          end: "2030-06-01T00:00:00Z",
-        },
-        "end",
-      ],
-      [{ geometry: FALLON_CELL_AREA, rulesets: "usa_part_107", start: "tomorrow" }, "start"],
-    ] as const) {
-      const res = await v2(body);
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.json.data.errors.map((e: any) => e.name)).toEqual([field]);
-    }
-  });
 });
 
 describe("GET /advisory/v1/airspace", () => {
@@ -219,14 +178,5 @@ describe("GET /advisory/v1/airspace", () => {
     expect(
       res.json.data.advisories.every((a: any) => a.extents === undefined && typeof a.rule_id === "number"),
     ).toBe(true);
-  });
-
-  it("names geometry when it is not JSON, and rulesets when they are missing", async () => {
-    const broken = await v1({ geometry: "{not json", rulesets: "usa_part_107" });
-    expect(broken.status).toBe(400);
-    expect(broken.json.data.errors[0].name).toBe("geometry");
-    const missing = await v1({ geometry: JSON.stringify(FALLON_CELL_AREA) });
-    expect(missing.status).toBe(400);
-    expect(missing.json.data.errors[0].name).toBe("rulesets");
   });
 });

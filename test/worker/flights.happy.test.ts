@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { flightAt, hour, iso } from "./flightFixtures";
 import { call, createAccount, tokenFor } from "./helpers";
 
+/** Flights as they should go: creation, reading, listing, ending and deleting. */
+
 describe("flights by point", () => {
   it("applies the defaults: 100 m circle, now, four hours, private, silent", async () => {
     const account = await createAccount();
@@ -29,11 +31,12 @@ describe("flights by point", () => {
   it("takes every optional field", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "full");
+    const day = iso(Date.now() + 30 * 24 * hour).slice(0, 10);
     const flight = await flightAt(account, token, {
       max_altitude: 120,
       buffer: 250,
-      start_time: "2031-05-01T12:00:00-07:00",
-      end_time: "2031-05-01T13:00:00-07:00",
+      start_time: `${day}T12:00:00-07:00`,
+      end_time: `${day}T13:00:00-07:00`,
       public: true,
       notify: true,
     });
@@ -42,47 +45,13 @@ describe("flights by point", () => {
       buffer: 250,
       public: true,
       notify: true,
-      start_time: "2031-05-01T19:00:00.000Z",
-      end_time: "2031-05-01T20:00:00.000Z",
+      start_time: `${day}T19:00:00.000Z`,
+      end_time: `${day}T20:00:00.000Z`,
     });
-  });
-
-  it("names bad fields", async () => {
-    const account = await createAccount();
-    const { token } = await tokenFor(account, "bad");
-    for (const [body, field] of [
-      [{ latitude: 100, longitude: 0 }, "latitude"],
-      [{ latitude: 0 }, "longitude"],
-      [{ latitude: 0, longitude: 0, buffer: 0 }, "buffer"],
-      [{ latitude: 0, longitude: 0, start_time: "2031-05-01 12:00" }, "start_time"],
-      [{ latitude: 0, longitude: 0, public: "yes" }, "public"],
-    ] as const) {
-      const res = await call("/flight/v2/point", { method: "POST", apiKey: account.apiKey, token, body });
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.json.data.errors.map((e: { name: string }) => e.name)).toContain(field);
-    }
   });
 });
 
 describe("reading flights", () => {
-  it("hides another pilot's private flight (404) and shows public ones", async () => {
-    const account = await createAccount();
-    const owner = await tokenFor(account, "owner");
-    const other = await tokenFor(account, "other");
-    const secret = await flightAt(account, owner.token);
-    const open = await flightAt(account, owner.token, { public: true });
-    expect(
-      (await call(`/flight/v2/${secret.id}`, { apiKey: account.apiKey, token: other.token })).status,
-    ).toBe(404);
-    expect((await call(`/flight/v2/${secret.id}`, { apiKey: account.apiKey })).status).toBe(404);
-    expect((await call(`/flight/v2/${open.id}`, { apiKey: account.apiKey })).status).toBe(200);
-    expect(
-      (await call(`/flight/v2/${secret.id}`, { apiKey: account.apiKey, token: owner.token })).status,
-    ).toBe(200);
-    const foreign = await createAccount();
-    expect((await call(`/flight/v2/${open.id}`, { apiKey: foreign.apiKey })).status).toBe(404);
-  });
-
   it("accepts ids with a raw or percent-encoded `|`", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "piper");
@@ -200,23 +169,6 @@ describe("listing flights", () => {
       .run();
     expect(await ids("?country=GBR&city=London", pilot.token)).toEqual([far.id]);
   });
-
-  it("names bad list parameters", async () => {
-    const account = await createAccount();
-    const { token } = await tokenFor(account, "lister");
-    for (const [query, name] of [
-      ["?limit=0", "limit"],
-      ["?limit=1001", "limit"],
-      ["?start_before=yesterday", "start_before"],
-      ["?end_after=2030-01-01T00:00:00", "end_after"],
-      ["?cursor=garbage", "cursor"],
-      ["?geometry=%7Bbad", "geometry"],
-    ]) {
-      const res = await call(`/flight/v2/${query}`, { apiKey: account.apiKey, token });
-      expect(res.status, query).toBe(400);
-      expect(res.json.data.errors.map((e: { name: string }) => e.name)).toContain(name);
-    }
-  });
 });
 
 describe("flight lifecycle", () => {
@@ -312,23 +264,5 @@ describe("flight lifecycle", () => {
       (await call(`/flight/v2/${started.id}/delete`, { method: "POST", apiKey: account.apiKey, token }))
         .status,
     ).toBe(409);
-  });
-
-  it("refuses to change another pilot's flight (403)", async () => {
-    const account = await createAccount();
-    const owner = await tokenFor(account, "owner");
-    const other = await tokenFor(account, "intruder");
-    const flight = await flightAt(account, owner.token, { start_time: iso(Date.now() + hour), public: true });
-    for (const action of ["end", "delete"]) {
-      const res = await call(`/flight/v2/${flight.id}/${action}`, {
-        method: "POST",
-        apiKey: account.apiKey,
-        token: other.token,
-      });
-      expect(res.status, action).toBe(403);
-    }
-    expect(
-      (await call(`/flight/v2/${flight.id}/end`, { method: "POST", apiKey: account.apiKey })).status,
-    ).toBe(401);
   });
 });

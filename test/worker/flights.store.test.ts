@@ -1,0 +1,318 @@
+import { env } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/d1";
+import { describe, expect, it } from "vitest";
+import * as schema from "../../schema";
+import { bboxOf, type Polygon, type Position } from "../../worker/domain/geojson";
+import {
+  deletePlannedFlight,
+  deleteSubmittedPlan,
+  type FlightCursor,
+  type FlightFilter,
+  type FlightRow,
+  findFlight,
+  findPlan,
+  insertFlight,
+  insertPlan,
+  listFlights,
+  listIntersectingFlights,
+  type NewFlight,
+  submitPlan,
+} from "../../worker/store/flights";
+import { createAccount, type TestAccount, tokenFor } from "./helpers";
+
+/** The flight store's queries run against the test D1, apart from the routes (Cloudflare's D1 example). */
+
+const db = drizzle(env.DB, { schema });
+const hour = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1, 12);
+
+interface Owner {
+  accountId: string;
+  pilotId: string;
+}
+
+async function newOwner(account?: TestAccount): Promise<Owner> {
+  const owning = account ?? (await createAccount());
+  const { pilotId } = await tokenFor(owning, `pilot-${crypto.randomUUID()}`);
+  return { accountId: owning.accountId, pilotId };
+}
+
+function squareAt(lng: number, lat: number, size = 0.01): Polygon {
+  const ring: Position[] = [
+    [lng, lat],
+    [lng + size, lat],
+    [lng + size, lat + size],
+    [lng, lat + size],
+    [lng, lat],
+  ];
+  return { type: "Polygon", coordinates: [ring] };
+}
+
+const newId = (kind: string) => `${kind}|${crypto.randomUUID().replace(/-/g, "").slice(0, 22)}`;
+
+function flightRow(owner: Owner, overrides: Partial<NewFlight> = {}): NewFlight {
+  const area = overrides.geometry ?? squareAt(-118.49, 34.01);
+  return {
+    id: newId("flight"),
+    accountId: owner.accountId,
+    pilotId: owner.pilotId,
+    flightPlanId: null,
+    aircraftId: null,
+    latitude: area.coordinates[0]![0]![1],
+    longitude: area.coordinates[0]![0]![0],
+    buffer: 0,
+    geometry: area,
+    ...bboxOf(area),
+    maxAltitude: 100,
+    startTime: T0,
+    endTime: T0 + hour,
+    createdAt: T0,
+    public: false,
+    notify: false,
+    city: null,
+    state: null,
+    country: null,
+    authorizations: [],
+    ...overrides,
+  };
+}
+
+async function flightCount(pilotId: string): Promise<number | null> {
+  return env.DB.prepare("SELECT flight_count AS n FROM pilots WHERE id = ?").bind(pilotId).first("n");
+}
+
+const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+
+/** What a submit decides beyond the plan: the new flight's id, time, visibility, place and authorizations. */
+const submission = (flightId: string) => ({
+  flightId,
+  createdAt: T0 + 5,
+  public: true,
+  city: "Knoxville",
+  state: "Tennessee",
+  country: "USA",
+  authorizations: [{ status: "accepted" }],
+});
+
+describe("listFlights", () => {
+  it("filters in SQL, newest start first, with the total of all that match", async () => {
+    const shared = await createAccount();
+    const a = await newOwner(shared);
+    const b = await newOwner(shared);
+    const account = { accountId: shared.accountId };
+    const first = await insertFlight(db, flightRow(a, { country: "USA" }));
+    const second = await insertFlight(
+      db,
+      flightRow(a, { startTime: T0 + hour, endTime: T0 + 2 * hour, public: true, city: "Knoxville" }),
+    );
+    const third = await insertFlight(db, flightRow(a, { startTime: T0 + 2 * hour, endTime: T0 + 3 * hour }));
+    const others = await insertFlight(db, flightRow(b, { startTime: T0 + 3 * hour, public: true }));
+    const list = (filter: Partial<FlightFilter>) =>
+      listFlights(db, { ...account, onlyPublic: false, ...filter }, 10, undefined);
+
+    const own = await list({ pilotId: a.pilotId });
+    expect(ids(own.rows)).toEqual([third.id, second.id, first.id]);
+    // Areas come back as stored, unparsed, for the page to pass on.
+    expect(JSON.parse(own.rows[2]!.geometryJson)).toEqual(first.geometry);
+    expect(own.rows[2]).not.toHaveProperty("geometry");
+    expect(own.total).toBe(3);
+    const publicOnes = await list({ onlyPublic: true });
+    expect(ids(publicOnes.rows)).toEqual([others.id, second.id]);
+    expect(publicOnes.total).toBe(2);
+    expect(ids((await list({ pilotId: a.pilotId, startAfter: T0 + hour })).rows)).toEqual([
+      third.id,
+      second.id,
+    ]);
+    expect(ids((await list({ pilotId: a.pilotId, endBefore: T0 + 1.5 * hour })).rows)).toEqual([first.id]);
+    expect(ids((await list({ pilotId: a.pilotId, startBefore: T0, endAfter: T0 })).rows)).toEqual([first.id]);
+    expect(ids((await list({ city: "Knoxville" })).rows)).toEqual([second.id]);
+    expect(ids((await list({ country: "USA" })).rows)).toEqual([first.id]);
+
+    const stranger = await listFlights(
+      db,
+      { accountId: (await createAccount()).accountId, onlyPublic: true },
+      10,
+      undefined,
+    );
+    expect(stranger).toEqual({ rows: [], total: 0 });
+  });
+
+  it("pages by keyset: equal start times in id order, no page repeating or skipping a flight", async () => {
+    const owner = await newOwner();
+    const inserted: string[] = [];
+    for (let i = 0; i < 5; i++) inserted.push((await insertFlight(db, flightRow(owner))).id);
+    const filter: FlightFilter = { accountId: owner.accountId, pilotId: owner.pilotId, onlyPublic: false };
+    const seen: string[] = [];
+    let cursor: FlightCursor | undefined;
+    for (let page = 0; page < 3; page++) {
+      const { rows, total } = await listFlights(db, filter, 2, cursor);
+      expect(total).toBe(5);
+      seen.push(...ids(rows));
+      const last = rows.at(-1)!;
+      cursor = { startTime: last.startTime, id: last.id };
+    }
+    expect(seen).toEqual([...inserted].sort().reverse());
+    // Past the last page the total still comes back (from its own count).
+    expect(await listFlights(db, filter, 2, cursor)).toEqual({ rows: [], total: 5 });
+  });
+
+  it("takes the total of a pilot's whole own history from the pilot's flight count", async () => {
+    const owner = await newOwner();
+    await insertFlight(db, flightRow(owner));
+    await insertFlight(db, flightRow(owner, { startTime: T0 + hour }));
+    expect(await flightCount(owner.pilotId)).toBe(2);
+    await env.DB.prepare("UPDATE pilots SET flight_count = 40 WHERE id = ?").bind(owner.pilotId).run();
+    const filter: FlightFilter = { accountId: owner.accountId, pilotId: owner.pilotId, onlyPublic: false };
+    expect((await listFlights(db, filter, 10, undefined)).total).toBe(40);
+    // Any narrowing counts the rows instead.
+    expect((await listFlights(db, { ...filter, startAfter: T0 }, 10, undefined)).total).toBe(2);
+  });
+});
+
+describe("listIntersectingFlights", () => {
+  it("keeps flights whose area meets the geometry, not those whose box merely overlaps", async () => {
+    const owner = await newOwner();
+    const triangle: Polygon = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [10, 10],
+          [11, 10],
+          [10, 11],
+          [10, 10],
+        ],
+      ],
+    };
+    await insertFlight(db, flightRow(owner, { geometry: triangle }));
+    const corner = await insertFlight(db, flightRow(owner, { geometry: squareAt(10.9, 10.9, 0.05) }));
+    const filter: FlightFilter = { accountId: owner.accountId, pilotId: owner.pilotId, onlyPublic: false };
+    const found = await listIntersectingFlights(db, filter, squareAt(10.85, 10.85, 0.1), 10, undefined);
+    expect(ids(found.rows)).toEqual([corner.id]);
+    expect(found.total).toBe(1);
+  });
+});
+
+describe("submitPlan", () => {
+  async function plan(owner: Owner) {
+    const area = squareAt(-83.92, 35.96);
+    return insertPlan(db, {
+      id: newId("flight_plan"),
+      accountId: owner.accountId,
+      pilotId: owner.pilotId,
+      aircraftId: null,
+      takeoffLatitude: 35.965,
+      takeoffLongitude: -83.915,
+      startTime: T0,
+      endTime: T0 + hour,
+      maxAltitudeAgl: 60,
+      minAltitudeAgl: 0,
+      buffer: 0,
+      geometry: area,
+      area,
+      ...bboxOf(area),
+      flightDescription: "",
+      rulesets: [],
+      flightFeatures: {},
+      acceptLanguage: "en-US",
+      flightId: null,
+      createdAt: T0,
+    });
+  }
+
+  it("lets exactly one of racing submits create the flight, from the plan's own columns", async () => {
+    const owner = await newOwner();
+    const row = await plan(owner);
+    const flightIds = [newId("flight"), newId("flight"), newId("flight")];
+    const results = await Promise.all(flightIds.map((id) => submitPlan(db, row, submission(id))));
+    const created = results.filter((r): r is FlightRow => r !== null);
+    expect(created).toHaveLength(1);
+    const flight = created[0]!;
+    expect(flight).toMatchObject({
+      flightPlanId: row.id,
+      accountId: owner.accountId,
+      pilotId: owner.pilotId,
+      latitude: 35.965,
+      longitude: -83.915,
+      geometry: row.area,
+      maxAltitude: 60,
+      startTime: T0,
+      endTime: T0 + hour,
+      createdAt: T0 + 5,
+      public: true,
+      notify: false,
+      city: "Knoxville",
+      state: "Tennessee",
+      country: "USA",
+      authorizations: [{ status: "accepted" }],
+    });
+    expect((await findPlan(db, owner.accountId, row.id))?.flightId).toBe(flight.id);
+    expect(await flightCount(owner.pilotId)).toBe(1);
+    const losers = flightIds.filter((id) => id !== flight.id);
+    for (const id of losers) expect(await findFlight(db, owner.accountId, id)).toBeNull();
+  });
+});
+
+describe("deleting", () => {
+  it("deletes a flight only before its start, counting it down once when deletes race", async () => {
+    const owner = await newOwner();
+    const now = Date.now();
+    const planned = await insertFlight(
+      db,
+      flightRow(owner, { startTime: now + hour, endTime: now + 2 * hour }),
+    );
+    const started = await insertFlight(db, flightRow(owner, { startTime: now - hour, endTime: now + hour }));
+    expect(await flightCount(owner.pilotId)).toBe(2);
+    const results = await Promise.all([
+      deletePlannedFlight(db, planned, now),
+      deletePlannedFlight(db, planned, now),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await findFlight(db, owner.accountId, planned.id)).toBeNull();
+    expect(await deletePlannedFlight(db, started, now)).toBe(false);
+    expect(await findFlight(db, owner.accountId, started.id)).not.toBeNull();
+    expect(await flightCount(owner.pilotId)).toBe(1);
+  });
+
+  it("deletes a submitted plan with its flight before the start, and keeps both once it started", async () => {
+    const owner = await newOwner();
+    const now = Date.now();
+    const area = squareAt(-118.49, 34.01);
+    const planRow = (startTime: number) =>
+      insertPlan(db, {
+        id: newId("flight_plan"),
+        accountId: owner.accountId,
+        pilotId: owner.pilotId,
+        aircraftId: null,
+        takeoffLatitude: 34.015,
+        takeoffLongitude: -118.485,
+        startTime,
+        endTime: startTime + hour,
+        maxAltitudeAgl: 100,
+        minAltitudeAgl: 0,
+        buffer: 0,
+        geometry: area,
+        area,
+        ...bboxOf(area),
+        flightDescription: "",
+        rulesets: [],
+        flightFeatures: {},
+        acceptLanguage: "en-US",
+        flightId: null,
+        createdAt: now,
+      });
+    const submitted = async (startTime: number) => {
+      const plan = await planRow(startTime);
+      const flight = await submitPlan(db, plan, { ...submission(newId("flight")), createdAt: now });
+      return { plan, flightId: flight!.id };
+    };
+    const soon = await submitted(now + hour);
+    expect(await deleteSubmittedPlan(db, { ...soon.plan, flightId: soon.flightId }, now)).toBe(true);
+    expect(await findPlan(db, owner.accountId, soon.plan.id)).toBeNull();
+    expect(await findFlight(db, owner.accountId, soon.flightId)).toBeNull();
+    const flying = await submitted(now - 60_000);
+    expect(await deleteSubmittedPlan(db, { ...flying.plan, flightId: flying.flightId }, now)).toBe(false);
+    expect(await findPlan(db, owner.accountId, flying.plan.id)).not.toBeNull();
+    expect(await findFlight(db, owner.accountId, flying.flightId)).not.toBeNull();
+    expect(await flightCount(owner.pilotId)).toBe(1);
+  });
+});

@@ -1,0 +1,715 @@
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { windsock } from "../../worker/client";
+import type { Bindings } from "../../worker/env";
+import app from "../../worker/index";
+import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
+import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
+import { RID_SCOPES } from "../../worker/rid/constants";
+import { objectsOf, tileOf } from "../domain/elevationFixtures";
+import weatherFixture from "../fixtures/weather/onecall-3.0-phoenix.json";
+import { FALLON, FALLON_CELL_AREA, FALLON_PATH, loadAirspaceFixtures } from "./airspaceFixtures";
+import { hour, iso, planBody } from "./flightFixtures";
+import { BASE, type Call, call, createAccount, type TestAccount } from "./helpers";
+import { latestCode, newPilot, type TestPilot } from "./pilotFixtures";
+
+/**
+ * Every route of the app against `/openapi.json`: each documented operation is called for real and
+ * its answer must validate against the document's schema for that status (OpenAPI 3.1 = JSON Schema
+ * 2020-12), and every route the app serves must be documented or listed below with its reason.
+ */
+
+/** Served, but not operations of the JSON API (or not public): each with why. */
+const NOT_DOCUMENTED: Record<string, string> = {
+  "GET /openapi.json": "the document itself",
+  "GET /docs": "the Swagger UI page (HTML)",
+  "GET /docs/assets/{version}/swagger-ui-bundle.js": "the docs page's script",
+  "GET /docs/assets/{version}/swagger-ui.css": "the docs page's style sheet",
+  "GET /favicon.ico": "an icon for browsers",
+  "GET /create_flight/v1": "the deep-link page (HTML) a phone opens; spec 4.7",
+  "POST /create_flight/v1": "the deep-link page's own form post (HTML answer)",
+  "GET /internal/v1/flights/{flight_id}/session": "the UDP relay's internal API (relay credential)",
+  "POST /internal/v1/telemetry": "the UDP relay's internal API (relay credential)",
+  "POST /dev/v1/flights/{flight_id}/monitoring": "development-only switch for the live tests (hidden)",
+};
+
+/** Documented, but not JSON: their 200 is checked for its media type only. */
+const NOT_JSON: Record<string, string> = {
+  "GET /flight/v2/{flight_id}/telemetry/stream": "text/event-stream",
+  "GET /flight/v2/{flight_id}/live": "text/html",
+};
+
+/** Answer members that are free-form JSON by design (a schema accepting anything), with why. */
+const FREE_FORM: Record<string, string> = {
+  "user_metadata/additionalProperties": "the client's own JSON about its pilot, stored as sent",
+  "app_metadata/additionalProperties": "the application's own JSON about its pilot, stored as sent",
+};
+
+/**
+ * Shapes other areas still have to type (their owners' files); listed so that any new untyped answer
+ * fails here. Remove an entry once its schema is typed.
+ */
+const NOT_YET_TYPED: Record<string, string> = {
+  "AirspaceRecord/properties/rules/items": "worker/schemas/airspace.ts: always [] today",
+  "QueryUserNotificationsResponse/properties/user_notifications/items": "worker/routes/interuss.ts",
+  "RidQueryUserNotificationsResponse/properties/user_notifications/items": "worker/routes/rid.ts",
+  "GetFlightDetailsResponse/properties/details/properties/uas_id/properties": "worker/routes/rid.ts",
+  "GetFlightDetailsResponse/properties/details/properties/uas_id/additionalProperties":
+    "worker/routes/rid.ts",
+  "GetFlightDetailsResponse/properties/details/properties/operator_location/properties":
+    "worker/routes/rid.ts",
+  "GetFlightDetailsResponse/properties/details/properties/operator_location/additionalProperties":
+    "worker/routes/rid.ts",
+  "GetFlightDetailsResponse/properties/details/additionalProperties": "worker/routes/rid.ts",
+  "ChangeTestResponse/properties/injected_flights/items/properties": "worker/routes/rid.ts",
+  "ChangeTestResponse/properties/injected_flights/items/additionalProperties": "worker/routes/rid.ts",
+  "DeleteTestResponse/properties/injected_flights/items/properties": "worker/routes/rid.ts",
+  "DeleteTestResponse/properties/injected_flights/items/additionalProperties": "worker/routes/rid.ts",
+};
+
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+};
+
+let doc: Doc;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+/** The document's schema of an operation's answer, compiled once. */
+function validatorOf(operation: string, status: string, type = "application/json") {
+  const [method, path] = operation.split(" ") as [string, string];
+  const pointer = ["paths", path, method.toLowerCase(), "responses", status, "content", type, "schema"]
+    .map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1"))
+    .join("/");
+  const validate = ajv.getSchema(`openapi.json#/${pointer}`);
+  if (!validate) throw new Error(`${operation}: no ${status} ${type} schema in the document`);
+  return validate;
+}
+
+const checked = new Set<string>();
+
+/** Asserts a real answer of `operation` validates against its documented schema. */
+function expectDocumented(operation: string, res: { status: number; json: unknown; text: string }) {
+  const status = String(res.status);
+  const validate = validatorOf(operation, status);
+  const valid = validate(res.json);
+  expect(
+    valid
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`),
+    `${operation} ${status}: ${res.text.slice(0, 600)}`,
+  ).toEqual([]);
+  if (res.status === 200) checked.add(operation);
+}
+
+/** A successful call: the documented success status (200, or 204 without a body) and its schema. */
+async function ok(operation: string, path: string, options: Call = {}) {
+  const [method, template] = operation.split(" ") as [string, string];
+  const documented = Object.keys(doc.paths[template]?.[method.toLowerCase()]?.responses ?? {});
+  const status = documented.includes("200") ? 200 : Number(documented.find((s) => s.startsWith("2")));
+  const res = await call(path, { method, ...options });
+  expect(res.status, `${operation}: ${res.text.slice(0, 600)}`).toBe(status);
+  if (status === 204) {
+    expect(res.text).toBe("");
+    checked.add(operation);
+  } else expectDocumented(operation, res);
+  return res.json;
+}
+
+/** A JSend failure: the given status, and the document's Fail schema for it. */
+async function fails(operation: string, path: string, status: number, options: Call = {}) {
+  const res = await call(path, { method: operation.split(" ")[0], ...options });
+  expect(res.status, `${operation}: ${res.text.slice(0, 300)}`).toBe(status);
+  expect(res.json.status).toBe("fail");
+  expectDocumented(operation, res);
+}
+
+/** The app's routes as OpenAPI operations: `GET /flight/v2/{flight_id}`. */
+function appOperations(): Set<string> {
+  const operations = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === "ALL" || route.path.includes("*")) continue;
+    const path = route.path
+      .replace(/\/+$/, "")
+      .replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}")
+      // The docs assets carry Swagger UI's version in their path.
+      .replace(/swagger-ui-[\d.]+/, "{version}");
+    operations.add(`${route.method} ${path || "/"}`);
+  }
+  return operations;
+}
+
+function documentedOperations(): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+let account: TestAccount;
+let pilot: TestPilot;
+const as = (p: TestPilot = pilot): Call => ({ apiKey: p.apiKey, token: p.token });
+const enc = encodeURIComponent;
+
+beforeAll(async () => {
+  const res = await SELF.fetch(`${BASE}/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Doc;
+  ajv.addSchema(doc as object, "openapi.json");
+  await loadAirspaceFixtures();
+  // Flat ground at 100 m over N10E020, for elevation and live conformance.
+  for (const [key, bytes] of await objectsOf([tileOf(10, 20, 3, () => 100)]))
+    await env.ELEVATION.put(key, bytes);
+  account = await createAccount("openapi");
+  pilot = await newPilot("openapi-pilot", account);
+});
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the OpenAPI document", () => {
+  it("documents every route the app serves, except those listed with a reason", () => {
+    const documented = new Set(documentedOperations());
+    const missing = [...appOperations()].filter((op) => !documented.has(op) && !(op in NOT_DOCUMENTED));
+    expect(missing, "routes without an operation in /openapi.json").toEqual([]);
+    // The list stays true: each entry is a real route.
+    const served = appOperations();
+    expect(Object.keys(NOT_DOCUMENTED).filter((op) => !served.has(op))).toEqual([]);
+    // The schemas bite: a flight without its members, or a Fail with a string code, is refused.
+    expect(validatorOf("GET /flight/v2/{flight_id}", "200")({ status: "success", data: { id: "x" } })).toBe(
+      false,
+    );
+    expect(validatorOf("GET /flight/v2/{flight_id}", "404")({ status: "fail", data: { code: "404" } })).toBe(
+      false,
+    );
+  });
+
+  it("types every JSON answer: no schema that accepts anything, except where listed", () => {
+    const components = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components;
+    const untyped = new Set<string>();
+    const seen = new Set<unknown>();
+    const walk = (schema: unknown, at: string) => {
+      if (!schema || typeof schema !== "object" || seen.has(schema)) return;
+      seen.add(schema);
+      const s = schema as Record<string, unknown>;
+      if (typeof s.$ref === "string") {
+        const name = s.$ref.replace("#/components/schemas/", "");
+        return walk(components.schemas[name], `#/components/schemas/${name}`);
+      }
+      // A description beside a `$ref` (allOf) adds words, not values.
+      const empty = Object.keys(s).filter((k) => k !== "description").length === 0 && !at.includes("/allOf/");
+      const listed = [...Object.keys(FREE_FORM), ...Object.keys(NOT_YET_TYPED)].some((a) => at.endsWith(a));
+      if (empty && !listed) untyped.add(at);
+      for (const [key, value] of Object.entries(s)) {
+        if (key === "example" || key === "examples") continue;
+        // `properties: {}` with `additionalProperties: false` is the typed empty object.
+        if (key === "properties" && s.additionalProperties === false) continue;
+        walk(value, `${at}/${key}`);
+      }
+    };
+    for (const operation of documentedOperations()) {
+      const [method, path] = operation.split(" ") as [string, string];
+      for (const [status, response] of Object.entries(doc.paths[path]![method.toLowerCase()]!.responses))
+        walk(response.content?.["application/json"], `${operation} ${status}`);
+    }
+    expect([...untyped]).toEqual([]);
+  });
+});
+
+describe("answers of every operation validate against the document", () => {
+  it("service, tokens and development routes", async () => {
+    await ok("GET /health", "/health");
+    await ok("POST /auth/v1/anonymous/token", "/auth/v1/anonymous/token", {
+      apiKey: account.apiKey,
+      body: { user_id: "openapi-second" },
+    });
+    await fails("POST /auth/v1/anonymous/token", "/auth/v1/anonymous/token", 400, {
+      apiKey: account.apiKey,
+      body: {},
+    });
+    await fails("POST /auth/v1/anonymous/token", "/auth/v1/anonymous/token", 401, { body: { user_id: "x" } });
+    await ok("GET /.well-known/jwks.json", "/.well-known/jwks.json");
+    await ok("GET /dev/v1/db-ping", "/dev/v1/db-ping", { apiKey: account.apiKey });
+    await ok("GET /system/v1/status", "/system/v1/status", { apiKey: account.apiKey });
+  });
+
+  it("pilots", async () => {
+    await ok("GET /pilot/v2/profile", "/pilot/v2/profile", as());
+    await ok("GET /pilot/v2/{id}", pilot.path, as());
+    await ok("PATCH /pilot/v2/{id}", pilot.path, {
+      ...as(),
+      body: {
+        first_name: "Ada",
+        email: "ada@example.com",
+        phone: "+14155550100",
+        user_metadata: { team: "openapi" },
+      },
+    });
+    for (const channel of ["phone", "email"] as const) {
+      await ok(`POST /pilot/v2/{id}/${channel}/send_token`, `${pilot.path}/${channel}/send_token`, as());
+      const code = await latestCode(pilot, channel);
+      await ok(`POST /pilot/v2/{id}/${channel}/verify_token`, `${pilot.path}/${channel}/verify_token`, {
+        ...as(),
+        body: { token: code },
+      });
+    }
+    await ok("GET /dev/v1/outbox", `/dev/v1/outbox?pilot_id=${enc(pilot.pilotId)}`, { apiKey: pilot.apiKey });
+    await fails("PATCH /pilot/v2/{id}", pilot.path, 400, { ...as(), body: { email: 5 } });
+    await fails("GET /pilot/v2/{id}", "/pilot/v2/pilot%7Cnobody", 404, as());
+  });
+
+  it("aircraft", async () => {
+    const manufacturers = await ok("GET /aircraft/v2/manufacturer", "/aircraft/v2/manufacturer", {
+      apiKey: account.apiKey,
+    });
+    const models = await ok(
+      "GET /aircraft/v2/model",
+      `/aircraft/v2/model?manufacturer=${enc(manufacturers.data[0].id)}`,
+      { apiKey: account.apiKey },
+    );
+    const model = models.data[0];
+    await ok("GET /aircraft/v2/model/{id}", `/aircraft/v2/model/${enc(model.id)}`, {
+      apiKey: account.apiKey,
+    });
+    const created = await ok("POST /pilot/v2/{id}/aircraft", `${pilot.path}/aircraft`, {
+      ...as(),
+      body: { nickname: "Spec checker", model_id: model.id },
+    });
+    const path = `${pilot.path}/aircraft/${enc(created.data.id)}`;
+    await ok("GET /pilot/v2/{id}/aircraft", `${pilot.path}/aircraft`, as());
+    await ok("GET /pilot/v2/{id}/aircraft/{aircraft_id}", path, as());
+    await ok("PATCH /pilot/v2/{id}/aircraft/{aircraft_id}", path, { ...as(), body: { nickname: "Renamed" } });
+    await ok("DELETE /pilot/v2/{id}/aircraft/{aircraft_id}", path, as());
+    await fails("GET /aircraft/v2/model/{id}", "/aircraft/v2/model/model%7Cnope", 404, {
+      apiKey: account.apiKey,
+    });
+  });
+
+  it("elevation", async () => {
+    const key = { apiKey: account.apiKey };
+    const points = "10.5,20.5,10.6,20.6";
+    await ok("GET /elevation/v1/ele", `/elevation/v1/ele?points=${points}`, key);
+    await ok("POST /elevation/v1/ele", "/elevation/v1/ele", { ...key, body: { points } });
+    await ok("GET /elevation/v1/ele/carpet", `/elevation/v1/ele/carpet?points=${points}`, key);
+    await ok("POST /elevation/v1/ele/carpet", "/elevation/v1/ele/carpet", { ...key, body: { points } });
+    await ok("GET /elevation/v1/ele/path", `/elevation/v1/ele/path?points=${points}`, key);
+    await ok("POST /elevation/v1/ele/path", "/elevation/v1/ele/path", { ...key, body: { points } });
+    await fails("GET /elevation/v1/ele", "/elevation/v1/ele?points=10.5", 400, key);
+  });
+
+  it("flight plans, briefings and the plan's flight (through the typed client)", async () => {
+    const client = windsock(BASE, {
+      apiKey: pilot.apiKey,
+      token: pilot.token,
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input, init)) as typeof fetch,
+    });
+    const body = planBody({
+      takeoff_latitude: FALLON.latitude,
+      takeoff_longitude: FALLON.longitude,
+      geometry: FALLON_CELL_AREA,
+      max_altitude_agl: 60,
+      rulesets: ["usa_part_107"],
+    }) as Parameters<typeof client.flight.v2.plan.$post>[0]["json"];
+    const created = await client.flight.v2.plan.$post({ json: body });
+    const plan = await created.json();
+    expectDocumented("POST /flight/v2/plan", {
+      status: created.status,
+      json: plan,
+      text: JSON.stringify(plan),
+    });
+    if (plan.status !== "success") throw new Error("no plan");
+    const id = plan.data.id;
+    const path = `/flight/v2/plan/${enc(id)}`;
+    await ok("GET /flight/v2/plan/{plan_id}", path, as());
+    await ok("PATCH /flight/v2/plan/{plan_id}", path, { ...as(), body: { flight_description: "Survey" } });
+    await ok("GET /flight/v2/plan/{plan_id}/briefing", `${path}/briefing`, as());
+    await ok("GET /rules/v1/{flight_plan_id}/evaluation", `/rules/v1/${enc(id)}/evaluation`, as());
+    await ok("GET /advisory/v1/airspace/{flight_plan_id}", `/advisory/v1/airspace/${enc(id)}`, as());
+    const submitted = await ok("POST /flight/v2/plan/{plan_id}/submit", `${path}/submit`, as());
+    await ok(
+      "GET /flight/v2/plan/batch/authorizations",
+      `/flight/v2/plan/batch/authorizations?flight_plan_ids=${enc(id)}`,
+      as(),
+    );
+    await ok("GET /flight/v2/{flight_id}/plan", `/flight/v2/${enc(submitted.data.flight_id)}/plan`, as());
+    await fails("POST /flight/v2/plan/{plan_id}/submit", `${path}/submit`, 409, as());
+    await fails("POST /flight/v2/plan", "/flight/v2/plan", 400, { ...as(), body: { geometry: 1 } });
+
+    const other = await ok("POST /flight/v2/plan", "/flight/v2/plan", { ...as(), body: planBody() });
+    await ok("DELETE /flight/v2/plan/{plan_id}", `/flight/v2/plan/${enc(other.data.id)}`, as());
+    await fails("GET /flight/v2/plan/{plan_id}", `/flight/v2/plan/${enc(other.data.id)}`, 404, as());
+  });
+
+  it("flights", async () => {
+    const point = await ok("POST /flight/v2/point", "/flight/v2/point", {
+      ...as(),
+      body: { latitude: 34.015, longitude: -118.485, start_time: iso(Date.now() - 60_000) },
+    });
+    await ok("POST /flight/v2/polygon", "/flight/v2/polygon", {
+      ...as(),
+      body: { latitude: FALLON.latitude, longitude: FALLON.longitude, geometry: FALLON_CELL_AREA },
+    });
+    const path = await ok("POST /flight/v2/path", "/flight/v2/path", {
+      ...as(),
+      body: {
+        latitude: FALLON_PATH.coordinates[0]![1],
+        longitude: FALLON_PATH.coordinates[0]![0],
+        geometry: FALLON_PATH,
+        start_time: iso(Date.now() + hour),
+      },
+    });
+    const id = enc(point.data.id);
+    await ok("GET /flight/v2/{flight_id}", `/flight/v2/${id}?enhance=true`, as());
+    await ok("GET /flight/v2", "/flight/v2?enhance=true", as());
+    await ok("POST /flight/v2/{flight_id}/end", `/flight/v2/${id}/end`, as());
+    await fails("POST /flight/v2/{flight_id}/end", `/flight/v2/${id}/end`, 409, as());
+    await ok("DELETE /flight/v2/{flight_id}", `/flight/v2/${enc(path.data.id)}`, as());
+    const later = await ok("POST /flight/v2/point", "/flight/v2/point", {
+      ...as(),
+      body: { latitude: 34.015, longitude: -118.485, start_time: iso(Date.now() + hour) },
+    });
+    await ok("POST /flight/v2/{flight_id}/delete", `/flight/v2/${enc(later.data.id)}/delete`, as());
+    await fails("GET /flight/v2/{flight_id}", "/flight/v2/flight%7Cnope", 404, as());
+  });
+
+  it("telemetry, the archive and live flights", async () => {
+    const flight = await ok("POST /flight/v2/point", "/flight/v2/point", {
+      ...as(),
+      body: {
+        latitude: 10.5,
+        longitude: 20.5,
+        buffer: 200,
+        max_altitude: 60,
+        start_time: iso(Date.now() - 60_000),
+        end_time: iso(Date.now() + hour),
+      },
+    });
+    const id = enc(flight.data.id);
+    await ok("POST /flight/v2/{flight_id}/start-comm", `/flight/v2/${id}/start-comm`, as());
+    const state = (at: number) => ({
+      timestamp: { value: iso(at), format: "RFC3339" },
+      position: { lat: 10.5, lng: 20.5, alt: 150, accuracy_h: "HA3m" },
+      track: 90,
+      speed: 5,
+      vertical_speed: 0,
+    });
+    await ok("POST /flight/v2/{flight_id}/telemetry", `/flight/v2/${id}/telemetry`, {
+      ...as(),
+      body: { states: [state(Date.now() - 2000), state(Date.now() - 1000)] },
+    });
+    await ok("GET /flight/v2/{flight_id}/telemetry", `/flight/v2/${id}/telemetry`, as());
+    await ok("GET /archive/v1/telemetry/position", `/archive/v1/telemetry/position?flight_id=${id}`, as());
+    await ok("GET /flight/v2/{flight_id}/conformance", `/flight/v2/${id}/conformance`, as());
+    const ticket = await ok("POST /flight/v2/{flight_id}/ticket", `/flight/v2/${id}/ticket`, as());
+    await ok("POST /flight/v2/{flight_id}/end-comm", `/flight/v2/${id}/end-comm`, as());
+    await fails("GET /archive/v1/telemetry/position", "/archive/v1/telemetry/position", 400, as());
+
+    // Not JSON: the live page and the event stream answer their own media types.
+    const page = await SELF.fetch(ticket.data.live_url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain(NOT_JSON["GET /flight/v2/{flight_id}/live"]);
+    await page.body?.cancel();
+    checked.add("GET /flight/v2/{flight_id}/live");
+    const stream = await SELF.fetch(ticket.data.stream_url);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain(
+      NOT_JSON["GET /flight/v2/{flight_id}/telemetry/stream"],
+    );
+    await stream.body?.cancel();
+    checked.add("GET /flight/v2/{flight_id}/telemetry/stream");
+  });
+
+  it("conformance webhooks", async () => {
+    const key = { apiKey: account.apiKey };
+    await fails("GET /webhooks/v1/conformance", "/webhooks/v1/conformance", 404, key);
+    await ok("PUT /webhooks/v1/conformance", "/webhooks/v1/conformance", {
+      ...key,
+      body: { url: "https://hooks.example.com/windsock" },
+    });
+    await ok("GET /webhooks/v1/conformance", "/webhooks/v1/conformance", key);
+    await ok("DELETE /webhooks/v1/conformance", "/webhooks/v1/conformance", key);
+  });
+
+  it("deep links", async () => {
+    const key = { apiKey: account.apiKey };
+    await ok("POST /deeplink/v1/callbacks", "/deeplink/v1/callbacks", {
+      ...key,
+      body: { url: "https://partner.example/cb" },
+    });
+    await ok("GET /deeplink/v1/callbacks", "/deeplink/v1/callbacks", key);
+    await ok("POST /deeplink/v1/create_flight", "/deeplink/v1/create_flight", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA, callback_url: "https://partner.example/cb/done", altitude: 60 },
+    });
+    await fails("POST /deeplink/v1/create_flight", "/deeplink/v1/create_flight", 400, { ...key, body: {} });
+  });
+
+  it("rules, advisories and status", async () => {
+    const key = { apiKey: account.apiKey };
+    const area = JSON.stringify(FALLON_CELL_AREA);
+    const rulesets = await ok("POST /rules/v1", "/rules/v1", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA },
+    });
+    const ids = rulesets.data.map((r: { id: string }) => r.id).join(",");
+    await ok("GET /rules/v1/rule", `/rules/v1/rule?rulesets=${ids}`, key);
+    await ok("GET /rules/v1/{ruleset_id}", `/rules/v1/${rulesets.data[0].id}`, key);
+    await ok("POST /rules/v1/evaluation", "/rules/v1/evaluation", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA, rulesets: ids, flight_features: { flight_max_altitude_agl: 60 } },
+    });
+    await ok("GET /advisory/v1/airspace", `/advisory/v1/airspace?geometry=${enc(area)}&rulesets=${ids}`, key);
+    await ok("POST /advisory/v1/airspace", "/advisory/v1/airspace", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA, rulesets: ids },
+    });
+    await ok("POST /advisory/v2/airspace", "/advisory/v2/airspace", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA, rulesets: ids },
+    });
+    const where = `latitude=${FALLON.latitude}&longitude=${FALLON.longitude}`;
+    const line = JSON.stringify(FALLON_PATH);
+    await ok("GET /status/v2/point", `/status/v2/point?${where}`, key);
+    await ok("GET /status/v2/polygon", `/status/v2/polygon?geometry=${enc(area)}`, key);
+    await ok("POST /status/v2/polygon", "/status/v2/polygon", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA },
+    });
+    await ok("GET /status/v2/path", `/status/v2/path?geometry=${enc(line)}`, key);
+    await ok("POST /status/v2/path", "/status/v2/path", { ...key, body: { geometry: FALLON_PATH } });
+    await fails("GET /rules/v1/{ruleset_id}", "/rules/v1/no_such_ruleset", 404, key);
+    await fails("POST /rules/v1/evaluation", "/rules/v1/evaluation", 400, { ...key, body: {} });
+  });
+
+  it("airspace records", async () => {
+    const key = { apiKey: account.apiKey };
+    const area = JSON.stringify(FALLON_CELL_AREA);
+    const found = await ok(
+      "GET /airspace/v2/search",
+      `/airspace/v2/search?geometry=${enc(area)}&buffer=5000`,
+      key,
+    );
+    await ok("POST /airspace/v2/search", "/airspace/v2/search", {
+      ...key,
+      body: { geometry: FALLON_CELL_AREA },
+    });
+    expect(found.data.length).toBeGreaterThan(0);
+    const first = found.data[0].id as string;
+    await ok("GET /airspace/v2/list", `/airspace/v2/list?ids=${enc(first)}`, key);
+    await ok("GET /airspace/v2/{id}", `/airspace/v2/${enc(first)}`, key);
+    await fails("GET /airspace/v2/list", "/airspace/v2/list", 400, key);
+  });
+
+  it("weather, from a provider standing in for OpenWeather", async () => {
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json(weatherFixture));
+    const settings: Partial<Bindings> = { WEATHER_PROVIDER: "openweathermap", WEATHER_API_KEY: "owm-fake" };
+    const ctx = createExecutionContext();
+    const response = await app.fetch(
+      new Request(
+        `${BASE}/advisory/v1/weather?latitude=33.4342&longitude=-112.0116&start=2030-06-01T15:30:00Z&end=2030-06-01T16:10:00Z`,
+        {
+          headers: { "X-API-Key": account.apiKey },
+        },
+      ),
+      { ...env, ...settings },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    expectDocumented("GET /advisory/v1/weather", { status: 200, json: JSON.parse(text), text });
+  });
+
+  it("InterUSS interfaces (their own JSON, not JSend)", async () => {
+    const token = async (scope: string) => {
+      const iat = Math.floor(Date.now() / 1000);
+      const claims = {
+        iss: DEV_ISSUER,
+        sub: "uss_qualifier",
+        aud: new URL(BASE).hostname,
+        iat,
+        exp: iat + 600,
+        scope,
+      };
+      return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
+    };
+    const bearer = async (scope: string) => ({ headers: { Authorization: `Bearer ${await token(scope)}` } });
+    const GEO = "/interuss/geospatial_map/v1";
+    const PLAN = "/interuss/flight_planning/v1";
+    await ok(`GET ${GEO}/status`, `${GEO}/status`, await bearer(SCOPES.geospatialMapDirect));
+    await ok(`POST ${GEO}/map/queries`, `${GEO}/map/queries`, {
+      ...(await bearer(SCOPES.geospatialMapQuery)),
+      body: {
+        checks: [
+          {
+            filter_sets: [
+              {
+                position: { location: { lat: 39.479, lng: -118.787 } },
+                resulting_operational_impact: "Block",
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const source = crypto.randomUUID();
+    const sourcePath = `${GEO}/geospatial_data_sources/${source}`;
+    const sample = await import("../fixtures/interuss/cis_source_sample_ed269.json");
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json(sample.default));
+    const direct = await bearer(SCOPES.geospatialMapDirect);
+    await ok(`PUT ${GEO}/geospatial_data_sources/{geospatial_data_source_id}`, sourcePath, {
+      ...direct,
+      body: { https_source: { url: "https://caa.example.com/zones.json", format: "ED-269" } },
+    });
+    await ok(`GET ${GEO}/geospatial_data_sources/{geospatial_data_source_id}`, sourcePath, direct);
+    await ok(`DELETE ${GEO}/geospatial_data_sources/{geospatial_data_source_id}`, sourcePath, direct);
+
+    const planning = await bearer(SCOPES.flightPlanningPlan);
+    const planDirect = await bearer(SCOPES.flightPlanningDirect);
+    const volume = (start: number) => ({
+      volume: {
+        outline_polygon: {
+          vertices: [
+            { lat: 29.99, lng: -140.01 },
+            { lat: 29.99, lng: -139.99 },
+            { lat: 30.01, lng: -139.99 },
+            { lat: 30.01, lng: -140.01 },
+          ],
+        },
+        altitude_lower: { value: 0, reference: "W84", units: "M" },
+        altitude_upper: { value: 50, reference: "W84", units: "M" },
+      },
+      time_start: { value: iso(start), format: "RFC3339" },
+      time_end: { value: iso(start + hour), format: "RFC3339" },
+    });
+    await ok(`GET ${PLAN}/status`, `${PLAN}/status`, planDirect);
+    const planPath = `${PLAN}/flight_plans/${crypto.randomUUID()}`;
+    await ok(`PUT ${PLAN}/flight_plans/{flight_plan_id}`, planPath, {
+      ...planning,
+      body: {
+        flight_plan: {
+          basic_information: {
+            usage_state: "Planned",
+            uas_state: "Nominal",
+            area: [volume(Date.now() + hour)],
+          },
+        },
+        execution_style: "IfAllowed",
+        request_id: crypto.randomUUID(),
+      },
+    });
+    await ok(
+      `GET ${PLAN}/user_notifications`,
+      `${PLAN}/user_notifications?after=2024-04-22T16:36:50.52Z`,
+      planning,
+    );
+    await ok(`DELETE ${PLAN}/flight_plans/{flight_plan_id}`, planPath, planDirect);
+    await ok(`POST ${PLAN}/clear_area_requests`, `${PLAN}/clear_area_requests`, {
+      ...planDirect,
+      body: { request_id: crypto.randomUUID(), extent: volume(Date.now()) },
+    });
+  });
+
+  it("Remote ID (F3411 display provider, ISA notifications, injection): their own JSON", async () => {
+    const bearer = async (scope: string) => {
+      const iat = Math.floor(Date.now() / 1000);
+      const claims = {
+        iss: DEV_ISSUER,
+        sub: "uss_qualifier",
+        aud: new URL(BASE).hostname,
+        iat,
+        exp: iat + 600,
+        scope,
+      };
+      const token = await signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
+      return { headers: { Authorization: `Bearer ${token}` } };
+    };
+    const [lat, lng, now] = [46.95, 7.45, Date.now()];
+    const telemetry = [-10, 0, 30].map((t) => ({
+      timestamp: iso(now + t * 1000),
+      timestamp_accuracy: 0.1,
+      operational_status: "Airborne",
+      position: { lat, lng: lng + t * 1e-4, alt: 600, extrapolated: false, pressure_altitude: 590 },
+      height: { distance: 50, reference: "TakeoffLocation" },
+      accuracy_h: "HA3m",
+      accuracy_v: "VA10m",
+      track: 90,
+      speed: 8,
+      speed_accuracy: "SA1mps",
+      vertical_speed: 0,
+    }));
+    const flight = {
+      injection_id: crypto.randomUUID(),
+      aircraft_type: "Helicopter",
+      telemetry,
+      details_responses: [
+        {
+          effective_after: iso(now - 60_000),
+          details: {
+            id: "uss1.openapi",
+            operator_id: "CHEm1234567abcdef",
+            operator_location: { lat: lat - 0.001, lng },
+            operation_description: "OpenAPI check",
+            serial_number: "INTCJ123-4567-890",
+            registration_number: "CHE87yth4irsi8w",
+          },
+        },
+      ],
+    };
+    const inject = await bearer(RID_SCOPES.injectTestData);
+    const display = await bearer(RID_SCOPES.displayProvider);
+    const injected = await ok("PUT /interuss/rid/v1/tests/{test_id}", "/interuss/rid/v1/tests/openapi-1", {
+      ...inject,
+      body: { requested_flights: [flight] },
+    });
+    const flightId = injected.injected_flights[0].details_responses[0].details.id;
+    const d = 0.004;
+    await ok(
+      "GET /rid/v2/uss/flights",
+      `/rid/v2/uss/flights?view=${lat - d},${lng - d},${lat + d},${lng + d}`,
+      display,
+    );
+    await ok("GET /rid/v2/uss/flights/{id}/details", `/rid/v2/uss/flights/${enc(flightId)}/details`, display);
+    await ok(
+      "POST /rid/v2/uss/identification_service_areas/{id}",
+      `/rid/v2/uss/identification_service_areas/${crypto.randomUUID()}`,
+      {
+        ...(await bearer(RID_SCOPES.serviceProvider)),
+        body: { subscriptions: [{ subscription_id: crypto.randomUUID() }] },
+      },
+    );
+    await ok(
+      "GET /interuss/rid/v1/user_notifications",
+      `/interuss/rid/v1/user_notifications?after=${iso(now - hour)}`,
+      inject,
+    );
+    await ok(
+      "DELETE /interuss/rid/v1/tests/{test_id}/{version}",
+      `/interuss/rid/v1/tests/openapi-1/${enc(injected.version)}`,
+      inject,
+    );
+  });
+
+  it("CORS origins of the account", async () => {
+    const key = { apiKey: account.apiKey };
+    await ok("GET /auth/v1/cors_origins", "/auth/v1/cors_origins", key);
+    await ok("PUT /auth/v1/cors_origins", "/auth/v1/cors_origins", {
+      ...key,
+      body: { origins: ["https://app.example"] },
+    });
+    await fails("PUT /auth/v1/cors_origins", "/auth/v1/cors_origins", 400, {
+      ...key,
+      body: { origins: ["nope"] },
+    });
+  });
+
+  it("revoking a key (last: the key stops working)", async () => {
+    const revoking = await createAccount("openapi-revoke");
+    await ok("POST /auth/v1/key/revoke", "/auth/v1/key/revoke", { apiKey: revoking.apiKey });
+    await fails("POST /auth/v1/key/revoke", "/auth/v1/key/revoke", 401, { apiKey: revoking.apiKey });
+  });
+
+  it("covered every documented operation with a successful call", () => {
+    expect(documentedOperations().filter((op) => !checked.has(op))).toEqual([]);
+  });
+});
