@@ -49,8 +49,8 @@ export async function openLocalPlatform(stateDir = STATE_DIR): Promise<LocalPlat
       compatibilityDate: config.compatibilityDate,
       d1Databases: { DB: config.databaseId },
       r2Buckets: { ELEVATION: config.bucketName },
-      d1Persist: path.join(v3, "d1"),
-      r2Persist: path.join(v3, "r2"),
+      // The same root wrangler dev and `wrangler d1 execute --local` use, so all see one database.
+      resourcePersistencePath: v3,
     }),
   );
   const DB = (await mf.getD1Database("DB")) as unknown as D1Database;
