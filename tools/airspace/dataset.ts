@@ -222,18 +222,34 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
   ];
   await executeInGroups(target, statements, log, `${dataset.features.length} features`);
   await loadFacilityMaps(target, dataset, log);
+  await recordDataset(target, {
+    name: dataset.name,
+    format: dataset.format,
+    version: dataset.version,
+    records: dataset.features.length + dataset.facilityMaps.reduce((n, m) => n + m.cells.length, 0),
+  });
+}
+
+/** The version of a loaded dataset (or of the embedded default's marker), if any. */
+export async function loadedDatasetVersion(target: Target, name: string): Promise<string | undefined> {
+  const [loaded] = await target.query<{ version: string }>(
+    "SELECT version FROM airspace_datasets WHERE name = ?",
+    [name],
+  );
+  return loaded?.version;
+}
+
+/** Notes what a dataset load wrote, replacing an earlier note of the same name. */
+export async function recordDataset(
+  target: Target,
+  entry: { name: string; format: string; version: string; records: number },
+): Promise<void> {
   await target.execute([
     {
       sql: `INSERT INTO airspace_datasets (name, format, version, records, loaded_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET format = excluded.format, version = excluded.version,
             records = excluded.records, loaded_at = excluded.loaded_at`,
-      params: [
-        dataset.name,
-        dataset.format,
-        dataset.version,
-        dataset.features.length + dataset.facilityMaps.reduce((n, m) => n + m.cells.length, 0),
-        Date.now(),
-      ],
+      params: [entry.name, entry.format, entry.version, entry.records, Date.now()],
     },
   ]);
 }

@@ -1,7 +1,14 @@
 import { embeddedAirports } from "../airspace/airportDatabase";
 import { jurisdictionsFrom } from "../airspace/boundaries";
 import { syntheticControlledAirspace } from "../airspace/controlledAirspace";
-import { type Dataset, loadDataset, loadJurisdictions, placeRecords } from "../airspace/dataset";
+import {
+  type Dataset,
+  loadDataset,
+  loadedDatasetVersion,
+  loadJurisdictions,
+  placeRecords,
+  recordDataset,
+} from "../airspace/dataset";
 import { inputsDigest, readBoundarySources, readRulesetsFile } from "../airspace/embedded";
 import { airportRecord } from "../airspace/formats/airports";
 import { rulesetStatements } from "../airspace/rulesets";
@@ -19,11 +26,7 @@ export const airspaceSeeder: Seeder = {
   name: "airspace",
   async run(target, log) {
     const version = inputsDigest(GENERATOR_VERSION);
-    const [loaded] = await target.query<{ version: string }>(
-      "SELECT version FROM airspace_datasets WHERE name = ?",
-      [MARKER],
-    );
-    if (loaded?.version === version) {
+    if ((await loadedDatasetVersion(target, MARKER)) === version) {
       log("embedded default already loaded");
       return;
     }
@@ -52,18 +55,11 @@ export const airspaceSeeder: Seeder = {
       log(`dataset ${dataset.name}`);
       await loadDataset(target, dataset, log);
     }
-    await target.execute([
-      {
-        sql: `INSERT INTO airspace_datasets (name, format, version, records, loaded_at) VALUES (?, 'embedded', ?, ?, ?)
-              ON CONFLICT (name) DO UPDATE SET version = excluded.version, records = excluded.records,
-              loaded_at = excluded.loaded_at`,
-        params: [
-          MARKER,
-          version,
-          jurisdictions.length + airportRecords.length + synthetic.features.length,
-          Date.now(),
-        ],
-      },
-    ]);
+    await recordDataset(target, {
+      name: MARKER,
+      format: "embedded",
+      version,
+      records: jurisdictions.length + airportRecords.length + synthetic.features.length,
+    });
   },
 };

@@ -1,6 +1,4 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
 import { requireScope, SCOPES } from "../interuss/auth";
 import {
@@ -18,6 +16,13 @@ import {
   queryMap,
   removeSource,
 } from "../interuss/geospatialMap";
+import {
+  AUTH_ERRORS,
+  errorResponse,
+  interussValidationHook,
+  jsonResponse,
+  renderInterussError,
+} from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
 import { InvalidInput } from "../interuss/volumes";
 
@@ -32,19 +37,6 @@ import { InvalidInput } from "../interuss/volumes";
 const GEO = "/interuss/geospatial_map/v1";
 const PLAN = "/interuss/flight_planning/v1";
 
-const ErrorBody = z.object({ message: z.string() }).openapi("InterussError");
-const err = (description: string) => ({
-  content: { "application/json": { schema: ErrorBody } },
-  description,
-});
-const AUTH_ERRORS = {
-  401: err("Bearer access token missing, undecodable or invalid"),
-  403: err("The access token lacks the scope of this endpoint"),
-} as const;
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
 const bodyOf = (name: string) => ({
   content: { "application/json": { schema: z.looseObject({}).openapi(name) } },
   required: true,
@@ -106,7 +98,7 @@ const routes = {
     summary: "geospatial_map/v1 status",
     security: security(SCOPES.geospatialMapDirect),
     middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
-    responses: { 200: json(StatusResponse, "Ready"), ...AUTH_ERRORS },
+    responses: { 200: jsonResponse(StatusResponse, "Ready"), ...AUTH_ERRORS },
   }),
   putSource: createRoute({
     method: "put",
@@ -117,9 +109,9 @@ const routes = {
     middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     request: { params: sourceParams, body: bodyOf("CreateGeospatialDataSourceRequest") },
     responses: {
-      200: json(SourceResponse, "Loaded, or why not"),
-      400: err("Invalid request"),
-      409: err("This id was loaded from another URL"),
+      200: jsonResponse(SourceResponse, "Loaded, or why not"),
+      400: errorResponse("Invalid request"),
+      409: errorResponse("This id was loaded from another URL"),
       ...AUTH_ERRORS,
     },
   }),
@@ -131,7 +123,11 @@ const routes = {
     security: security(SCOPES.geospatialMapDirect),
     middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     request: { params: sourceParams },
-    responses: { 200: json(SourceResponse, "Its status"), 404: err("No such data source"), ...AUTH_ERRORS },
+    responses: {
+      200: jsonResponse(SourceResponse, "Its status"),
+      404: errorResponse("No such data source"),
+      ...AUTH_ERRORS,
+    },
   }),
   deleteSource: createRoute({
     method: "delete",
@@ -141,7 +137,7 @@ const routes = {
     security: security(SCOPES.geospatialMapDirect),
     middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     request: { params: sourceParams },
-    responses: { 200: json(SourceResponse, "Deactivated"), ...AUTH_ERRORS },
+    responses: { 200: jsonResponse(SourceResponse, "Deactivated"), ...AUTH_ERRORS },
   }),
   query: createRoute({
     method: "post",
@@ -151,7 +147,11 @@ const routes = {
     security: security(SCOPES.geospatialMapQuery),
     middleware: [requireScope(SCOPES.geospatialMapQuery), limitPerSubject()] as const,
     request: { body: bodyOf("GeospatialMapQueryRequest") },
-    responses: { 200: json(QueryReply, "One result per check"), 400: err("Invalid request"), ...AUTH_ERRORS },
+    responses: {
+      200: jsonResponse(QueryReply, "One result per check"),
+      400: errorResponse("Invalid request"),
+      ...AUTH_ERRORS,
+    },
   }),
   planStatus: createRoute({
     method: "get",
@@ -160,7 +160,7 @@ const routes = {
     summary: "flight_planning/v1 status",
     security: security(SCOPES.flightPlanningDirect),
     middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
-    responses: { 200: json(StatusResponse, "Ready"), ...AUTH_ERRORS },
+    responses: { 200: jsonResponse(StatusResponse, "Ready"), ...AUTH_ERRORS },
   }),
   upsertPlan: createRoute({
     method: "put",
@@ -171,8 +171,8 @@ const routes = {
     middleware: [requireScope(SCOPES.flightPlanningPlan), limitPerSubject()] as const,
     request: { params: planParams, body: bodyOf("UpsertFlightPlanRequest") },
     responses: {
-      200: json(PlanResponse, "The planning outcome"),
-      400: err("Invalid request"),
+      200: jsonResponse(PlanResponse, "The planning outcome"),
+      400: errorResponse("Invalid request"),
       ...AUTH_ERRORS,
     },
   }),
@@ -184,7 +184,11 @@ const routes = {
     security: security(SCOPES.flightPlanningDirect),
     middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
     request: { params: planParams },
-    responses: { 200: json(PlanResponse, "Closed"), 404: err("No such flight plan"), ...AUTH_ERRORS },
+    responses: {
+      200: jsonResponse(PlanResponse, "Closed"),
+      404: errorResponse("No such flight plan"),
+      ...AUTH_ERRORS,
+    },
   }),
   clearArea: createRoute({
     method: "post",
@@ -194,7 +198,11 @@ const routes = {
     security: security(SCOPES.flightPlanningDirect),
     middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
     request: { body: bodyOf("ClearAreaRequest") },
-    responses: { 200: json(ClearAreaResponse, "Cleared"), 400: err("Invalid request"), ...AUTH_ERRORS },
+    responses: {
+      200: jsonResponse(ClearAreaResponse, "Cleared"),
+      400: errorResponse("Invalid request"),
+      ...AUTH_ERRORS,
+    },
   }),
   notifications: createRoute({
     method: "get",
@@ -205,33 +213,14 @@ const routes = {
     middleware: [requireScope(SCOPES.flightPlanningPlan), limitPerSubject()] as const,
     request: { query: z.object({ after: z.string().optional(), before: z.string().optional() }) },
     responses: {
-      200: json(NotificationsResponse, "The notifications"),
-      400: err("Invalid request"),
+      200: jsonResponse(NotificationsResponse, "The notifications"),
+      400: errorResponse("Invalid request"),
       ...AUTH_ERRORS,
     },
   }),
 };
 
-/** The interfaces' errors are `{"message"}` with the status; validation names the field. */
-function renderInterussError(e: Error, c: Context<AppEnv>) {
-  if (e instanceof InvalidInput) return c.json({ message: e.message }, 400);
-  if (e instanceof Conflict) return c.json({ message: e.message }, 409);
-  if (e instanceof HTTPException && e.status < 500)
-    return c.json({ message: e.message || "Bad request" }, e.status);
-  console.error(JSON.stringify({ level: "error", path: c.req.path, error: String(e?.stack ?? e) }));
-  return c.json({ message: "Internal server error" }, 500);
-}
-
-export const interussRoutes = new OpenAPIHono<AppEnv>({
-  strict: false,
-  defaultHook: (result, c) => {
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const field = issue && issue.path.length > 0 ? issue.path.join(".") : result.target;
-      return c.json({ message: `${field}: ${issue?.message ?? "invalid"}` }, 400);
-    }
-  },
-})
+export const interussRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: interussValidationHook })
   .openapi(routes.geoStatus, (c) => c.json({ ...GEOSPATIAL_MAP_STATUS }, 200))
   .openapi(routes.putSource, async (c) => {
     const { geospatial_data_source_id: id } = c.req.valid("param");
@@ -273,7 +262,12 @@ export const interussRoutes = new OpenAPIHono<AppEnv>({
     return c.json(userNotifications(after, before), 200);
   });
 
-interussRoutes.onError(renderInterussError);
+interussRoutes.onError(
+  renderInterussError([
+    [InvalidInput, 400],
+    [Conflict, 409],
+  ]),
+);
 interussRoutes.openAPIRegistry.registerComponent("securitySchemes", "InterussBearer", {
   type: "http",
   scheme: "bearer",

@@ -1,14 +1,19 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import type { Problem } from "../domain/problem";
 import type { AppEnv } from "../env";
 import { requireScope } from "../interuss/auth";
 import { userNotifications } from "../interuss/flightPlanning";
+import {
+  AUTH_ERRORS,
+  errorResponse,
+  interussValidationHook,
+  jsonResponse,
+  renderInterussError,
+} from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
 import { createTest, deleteTest, TestExists, TestNotFound } from "../interuss/ridInjection";
 import { InvalidInput } from "../interuss/volumes";
-import { ApiError } from "../lib/errors";
 import { RID_SCOPES } from "../rid/constants";
 import { parseRecentDuration, parseView } from "../rid/view";
 import { flightDetails, flightsInView } from "../services/remoteId";
@@ -25,20 +30,6 @@ import { DssUnavailable } from "../services/ridDss";
 const USS = "/rid/v2/uss";
 const INJECT = "/interuss/rid/v1";
 
-const ErrorBody = z.object({ message: z.string() }).openapi("RidErrorResponse");
-const err = (description: string) => ({
-  content: { "application/json": { schema: ErrorBody } },
-  description,
-});
-const AUTH_ERRORS = {
-  401: err("Bearer access token missing, undecodable or invalid"),
-  403: err("The access token lacks the scope of this endpoint"),
-  429: err("Too many requests from this client; see Retry-After"),
-} as const;
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
 const guarded = (scope: string) => ({
   security: [{ InterussBearer: [scope] }],
   middleware: [requireScope(scope), limitPerSubject()],
@@ -117,9 +108,9 @@ const routes = {
       }),
     },
     responses: {
-      200: json(GetFlightsResponse, "The flights"),
-      400: err("view or recent_positions_duration invalid"),
-      413: err("The view's diagonal is over NetMaxDisplayAreaDiagonalKm (7 km)"),
+      200: jsonResponse(GetFlightsResponse, "The flights"),
+      400: errorResponse("view or recent_positions_duration invalid"),
+      413: errorResponse("The view's diagonal is over NetMaxDisplayAreaDiagonalKm (7 km)"),
       ...AUTH_ERRORS,
     },
   }),
@@ -131,8 +122,8 @@ const routes = {
     ...guarded(RID_SCOPES.displayProvider),
     request: { params: z.object({ id: z.string().min(1).max(255) }) },
     responses: {
-      200: json(GetFlightDetailsResponse, "The details"),
-      404: err("No such flight"),
+      200: jsonResponse(GetFlightDetailsResponse, "The details"),
+      404: errorResponse("No such flight"),
       ...AUTH_ERRORS,
     },
   }),
@@ -147,7 +138,11 @@ const routes = {
       params: z.object({ id: z.uuid() }),
       body: bodyOf("PutIdentificationServiceAreaNotificationParameters"),
     },
-    responses: { 204: { description: "Received" }, 400: err("Invalid notification"), ...AUTH_ERRORS },
+    responses: {
+      204: { description: "Received" },
+      400: errorResponse("Invalid notification"),
+      ...AUTH_ERRORS,
+    },
   }),
   createTest: createRoute({
     method: "put",
@@ -160,10 +155,12 @@ const routes = {
       body: bodyOf("CreateTestParameters"),
     },
     responses: {
-      200: json(ChangeTestResponse, "Injected"),
-      400: err("Invalid test data"),
-      409: err("Test already exists"),
-      503: err("A DSS is configured and the test's Identification Service Area could not be registered"),
+      200: jsonResponse(ChangeTestResponse, "Injected"),
+      400: errorResponse("Invalid test data"),
+      409: errorResponse("Test already exists"),
+      503: errorResponse(
+        "A DSS is configured and the test's Identification Service Area could not be registered",
+      ),
       ...AUTH_ERRORS,
     },
   }),
@@ -177,8 +174,8 @@ const routes = {
       params: z.object({ test_id: z.string().min(1).max(100), version: z.string().min(1).max(100) }),
     },
     responses: {
-      200: json(DeleteTestResponse, "Deleted"),
-      404: err("No such test at that version"),
+      200: jsonResponse(DeleteTestResponse, "Deleted"),
+      404: errorResponse("No such test at that version"),
       ...AUTH_ERRORS,
     },
   }),
@@ -190,8 +187,8 @@ const routes = {
     ...guarded(RID_SCOPES.injectTestData),
     request: { query: z.object({ after: z.string().optional(), before: z.string().optional() }) },
     responses: {
-      200: json(NotificationsResponse, "The notifications"),
-      400: err("Invalid request"),
+      200: jsonResponse(NotificationsResponse, "The notifications"),
+      400: errorResponse("Invalid request"),
       ...AUTH_ERRORS,
     },
   }),
@@ -205,31 +202,21 @@ const firstProblem = (problems: Problem[]) => {
   };
 };
 
+const renderKnownError = renderInterussError([
+  [InvalidInput, 400],
+  [TestExists, 409],
+  [TestNotFound, 404],
+]);
+
 function renderRidError(e: Error, c: Context<AppEnv>) {
-  if (e instanceof InvalidInput) return c.json({ message: e.message }, 400);
-  if (e instanceof TestExists) return c.json({ message: e.message }, 409);
-  if (e instanceof TestNotFound) return c.json({ message: e.message }, 404);
-  if (e instanceof ApiError) return c.json({ message: e.message }, e.status);
   if (e instanceof DssUnavailable) return c.json({ message: `DSS registration failed: ${e.message}` }, 503);
-  if (e instanceof HTTPException && e.status < 500)
-    return c.json({ message: e.message || "Bad request" }, e.status);
-  console.error(JSON.stringify({ level: "error", path: c.req.path, error: String(e?.stack ?? e) }));
-  return c.json({ message: "Internal server error" }, 500);
+  return renderKnownError(e, c);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-export const ridRoutes = new OpenAPIHono<AppEnv>({
-  strict: false,
-  defaultHook: (result, c) => {
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const field = issue && issue.path.length > 0 ? issue.path.join(".") : result.target;
-      return c.json({ message: `${field}: ${issue?.message ?? "invalid"}` }, 400);
-    }
-  },
-})
+export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: interussValidationHook })
   .openapi(routes.flights, async (c) => {
     const query = c.req.valid("query");
     const view = parseView(query.view);
