@@ -375,8 +375,10 @@ describe("npm run elevation:import", () => {
   it("explains itself with --help, and without files", async () => {
     const help = await cli(tsx, [script, "--help"], { cwd: ROOT });
     expect(help.stdout).toMatch(/Usage: npm run elevation:import -- <file>… \[--remote\]/);
-    await expect(cli(tsx, [script], { cwd: ROOT })).rejects.toMatchObject({ code: 1 });
+    // No files and an unknown option are usage errors: exit 2, as for every operator command.
+    await expect(cli(tsx, [script], { cwd: ROOT })).rejects.toMatchObject({ code: 2 });
     await expect(cli(tsx, [script, "--frobnicate", "x.hgt"], { cwd: ROOT })).rejects.toMatchObject({
+      code: 2,
       stderr: expect.stringMatching(/unknown option --frobnicate/),
     });
   });

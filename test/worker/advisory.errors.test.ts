@@ -1,16 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bowTie } from "../geometries";
-import { FALLON_CELL_AREA, loadAirspaceFixtures } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
-import { createAccount, type TestAccount } from "./helpers";
+import { FALLON_CELL_AREA } from "./airspaceFixtures";
+import { airspaceSession } from "./airspaceRequests";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { v2, v1 } = airspaceRequests(() => account.apiKey);
+const { v2, v1 } = airspaceSession();
 
 describe("POST /advisory/v2/airspace", () => {
   it("refuses unknown rulesets, broken geometry and a backwards window, naming the field", async () => {

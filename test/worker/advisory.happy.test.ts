@@ -1,22 +1,14 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   FALLON_CELL_AREA,
   FALLON_TWO_CELLS_AREA,
   LONDON_AREA,
-  loadAirspaceFixtures,
   SELLAFIELD_AREA,
   YOSEMITE_AREA,
 } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
-import { createAccount, type TestAccount } from "./helpers";
+import { airspaceSession } from "./airspaceRequests";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { v2, v1 } = airspaceRequests(() => account.apiKey);
+const { v2, v1 } = airspaceSession();
 
 const byName = (advisories: any[], name: string) => advisories.find((a) => a.name === name);
 

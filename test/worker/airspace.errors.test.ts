@@ -1,15 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadAirspaceFixtures } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
-import { createAccount, type TestAccount } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { airspaceSession } from "./airspaceRequests";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { searchByBody, get } = airspaceRequests(() => account.apiKey);
+const { searchByBody, get } = airspaceSession();
 
 describe("GET /airspace/v2/{id}", () => {
   it("answers 404 for an id that names no record", async () => {

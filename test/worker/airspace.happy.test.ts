@@ -1,23 +1,11 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bowTie } from "../geometries";
-import {
-  FALLON_BOX,
-  FALLON_TWO_CELLS_AREA,
-  JUNE_2030,
-  loadAirspaceFixtures,
-  YOSEMITE_AREA,
-} from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
+import { FALLON_BOX, FALLON_TWO_CELLS_AREA, JUNE_2030, YOSEMITE_AREA } from "./airspaceFixtures";
+import { airspaceSession } from "./airspaceRequests";
 import { CPP_TYPES_READING_PROPERTIES, expectDecodable } from "./airspaceSdk";
-import { call, createAccount, type TestAccount } from "./helpers";
+import { call } from "./helpers";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { search, searchByBody, get } = airspaceRequests(() => account.apiKey);
+const { session, search, searchByBody, get } = airspaceSession();
 
 describe("GET /airspace/v2/{id}", () => {
   it("returns one record with its geometry, place and the properties the C++ decoder reads", async () => {
@@ -111,7 +99,7 @@ describe("GET /airspace/v2/search", () => {
   it("is the same data the advisories use: every advisory of the area is a record of the search", async () => {
     const advisories = await call("/advisory/v1/airspace", {
       method: "POST",
-      apiKey: account.apiKey,
+      apiKey: session.apiKey,
       body: { geometry: FALLON_TWO_CELLS_AREA, rulesets: "usa_part_107,usa_advisories" },
     });
     const records = await searchByBody({ geometry: FALLON_TWO_CELLS_AREA });

@@ -1,4 +1,6 @@
-import { call } from "./helpers";
+import { beforeAll } from "vitest";
+import { loadAirspaceFixtures } from "./airspaceFixtures";
+import { call, createAccount } from "./helpers";
 
 /**
  * The airspace routes as the happy-path and error tests of each area call them, with the API key of
@@ -39,4 +41,17 @@ export function airspaceRequests(apiKey: () => string) {
     search: (query: Query) => get(`/airspace/v2/search?${asQuery(query)}`),
     searchByBody: (body: Record<string, unknown>) => post("/airspace/v2/search", body),
   };
+}
+
+/**
+ * The file's airspace session: loads the airspace fixtures and creates the file's account before its
+ * tests, and returns the routes bound to that account's key.
+ */
+export function airspaceSession() {
+  const session = { apiKey: "" };
+  beforeAll(async () => {
+    await loadAirspaceFixtures();
+    session.apiKey = (await createAccount()).apiKey;
+  });
+  return { session, ...airspaceRequests(() => session.apiKey) };
 }

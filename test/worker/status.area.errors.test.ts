@@ -1,16 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bowTie } from "../geometries";
-import { FALLON_PATH, FALLON_TWO_CELLS_AREA, loadAirspaceFixtures } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
-import { createAccount, type TestAccount } from "./helpers";
+import { FALLON_PATH, FALLON_TWO_CELLS_AREA } from "./airspaceFixtures";
+import { airspaceSession } from "./airspaceRequests";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { statusGet, statusPost } = airspaceRequests(() => account.apiKey);
+const { statusGet, statusPost } = airspaceSession();
 
 describe("GET /status/v2/polygon", () => {
   it("refuses what is not a valid polygon, and bad buffers, types and times, naming the field", async () => {

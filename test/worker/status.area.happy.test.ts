@@ -1,24 +1,16 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   FALLON_PATH,
   FALLON_TWO_CELLS_AREA,
   JUNE_2030,
-  loadAirspaceFixtures,
   SELLAFIELD_AREA,
   TFR_AREA,
   YOSEMITE_AREA,
 } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
+import { airspaceSession } from "./airspaceRequests";
 import { cppColor, expectDecodable } from "./airspaceSdk";
-import { createAccount, type TestAccount } from "./helpers";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { statusGet, statusPost } = airspaceRequests(() => account.apiKey);
+const { statusGet, statusPost } = airspaceSession();
 
 describe("GET /status/v2/polygon", () => {
   it("colors the area orange in controlled airspace, which a C++ client reads as orange", async () => {

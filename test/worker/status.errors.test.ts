@@ -1,15 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { FALLON, loadAirspaceFixtures } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
-import { createAccount, type TestAccount } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { FALLON } from "./airspaceFixtures";
+import { airspaceSession } from "./airspaceRequests";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { status } = airspaceRequests(() => account.apiKey);
+const { status } = airspaceSession();
 
 describe("GET /status/v2/point", () => {
   it("refuses unknown types (naming the valid ones), a buffer out of range and a missing coordinate", async () => {

@@ -1,16 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import statusFixture from "../fixtures/client-fixtures/status_get_point_success.json";
-import { FALLON, loadAirspaceFixtures } from "./airspaceFixtures";
-import { airspaceRequests } from "./airspaceRequests";
-import { createAccount, type TestAccount } from "./helpers";
+import { FALLON } from "./airspaceFixtures";
+import { airspaceSession } from "./airspaceRequests";
 
-let account: TestAccount;
-beforeAll(async () => {
-  await loadAirspaceFixtures();
-  account = await createAccount();
-});
-
-const { status } = airspaceRequests(() => account.apiKey);
+const { status } = airspaceSession();
 
 describe("GET /status/v2/point", () => {
   it("returns controlled airspace split into facility-map cells, colored by the rules that apply there", async () => {
