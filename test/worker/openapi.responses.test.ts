@@ -53,20 +53,6 @@ const FREE_FORM: Record<string, string> = {
  */
 const NOT_YET_TYPED: Record<string, string> = {
   "AirspaceRecord/properties/rules/items": "worker/schemas/airspace.ts: always [] today",
-  "QueryUserNotificationsResponse/properties/user_notifications/items": "worker/routes/interuss.ts",
-  "RidQueryUserNotificationsResponse/properties/user_notifications/items": "worker/routes/rid.ts",
-  "GetFlightDetailsResponse/properties/details/properties/uas_id/properties": "worker/routes/rid.ts",
-  "GetFlightDetailsResponse/properties/details/properties/uas_id/additionalProperties":
-    "worker/routes/rid.ts",
-  "GetFlightDetailsResponse/properties/details/properties/operator_location/properties":
-    "worker/routes/rid.ts",
-  "GetFlightDetailsResponse/properties/details/properties/operator_location/additionalProperties":
-    "worker/routes/rid.ts",
-  "GetFlightDetailsResponse/properties/details/additionalProperties": "worker/routes/rid.ts",
-  "ChangeTestResponse/properties/injected_flights/items/properties": "worker/routes/rid.ts",
-  "ChangeTestResponse/properties/injected_flights/items/additionalProperties": "worker/routes/rid.ts",
-  "DeleteTestResponse/properties/injected_flights/items/properties": "worker/routes/rid.ts",
-  "DeleteTestResponse/properties/injected_flights/items/additionalProperties": "worker/routes/rid.ts",
 };
 
 type Doc = {

@@ -307,5 +307,6 @@ export function userNotifications(after: string | undefined, before: string | un
     if (!Number.isFinite(end)) throw new InvalidInput("before", "must be an RFC 3339 time");
     if (end < Date.parse(after)) throw new InvalidInput("before", "must be after `after`");
   }
-  return { user_notifications: [] as unknown[] };
+  // None are raised yet (see above): an empty list of the interface's UserNotification.
+  return { user_notifications: [] as never[] };
 }

@@ -22,6 +22,17 @@ export const AUTH_ERRORS = {
   429: errorResponse("Too many requests from this client; see Retry-After"),
 } as const;
 
+/**
+ * A notification the USS would show its user (interfaces' user_notification.yaml). Windsock raises
+ * none yet, so lists are empty; the item is typed so clients generated from /openapi.json know it.
+ */
+export const UserNotification = z
+  .object({
+    observed_at: z.object({ value: z.string(), format: z.literal("RFC3339") }),
+    conflicts: z.string().optional(),
+  })
+  .openapi("UserNotification");
+
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
   description,

@@ -22,6 +22,7 @@ import {
   interussValidationHook,
   jsonResponse,
   renderInterussError,
+  UserNotification,
 } from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
 import { InvalidInput } from "../interuss/volumes";
@@ -84,7 +85,7 @@ const ClearAreaResponse = z
   .object({ outcome: z.object({ success: z.boolean(), message: z.string().optional() }) })
   .openapi("ClearAreaResponse");
 const NotificationsResponse = z
-  .object({ user_notifications: z.array(z.unknown()) })
+  .object({ user_notifications: z.array(UserNotification) })
   .openapi("QueryUserNotificationsResponse");
 
 const sourceParams = z.object({ geospatial_data_source_id: Uuid4 });

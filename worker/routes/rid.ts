@@ -10,6 +10,7 @@ import {
   interussValidationHook,
   jsonResponse,
   renderInterussError,
+  UserNotification,
 } from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
 import { createTest, deleteTest, TestExists, TestNotFound } from "../interuss/ridInjection";
@@ -69,25 +70,75 @@ const RIDFlight = z
 const GetFlightsResponse = z
   .object({ timestamp: Time, flights: z.array(RIDFlight) })
   .openapi("GetFlightsResponse");
-const GetFlightDetailsResponse = z
+const UASID = z
   .object({
-    details: z.looseObject({
-      id: z.string(),
-      uas_id: z.looseObject({}).optional(),
-      operator_id: z.string().optional(),
-      operator_location: z.looseObject({}).optional(),
-      operation_description: z.string().optional(),
-    }),
+    serial_number: z.string().optional(),
+    registration_id: z.string().optional(),
+    utm_id: z.string().optional(),
+    specific_session_id: z.string().optional(),
   })
-  .openapi("GetFlightDetailsResponse");
+  .openapi("UASID");
+const OperatorLocation = z
+  .object({
+    position: z.object({ lat: z.number(), lng: z.number() }),
+    altitude: z.object({ value: z.number(), reference: z.literal("W84"), units: z.literal("M") }).optional(),
+    altitude_type: z.enum(["Takeoff", "Dynamic", "Fixed"]).optional(),
+  })
+  .openapi("OperatorLocation");
+const RIDFlightDetails = z
+  .object({
+    id: z.string(),
+    eu_classification: z.object({ category: z.string().optional(), class: z.string().optional() }).optional(),
+    uas_id: UASID.optional(),
+    operator_id: z.string().optional(),
+    operator_location: OperatorLocation.optional(),
+    operation_description: z.string().optional(),
+    auth_data: z.object({ format: z.number().optional(), data: z.string().optional() }).optional(),
+  })
+  .openapi("RIDFlightDetails");
+const GetFlightDetailsResponse = z.object({ details: RIDFlightDetails }).openapi("GetFlightDetailsResponse");
+/** An injected flight as the qualifier sent it (injection.yaml TestFlight), echoed back. */
+const TestFlight = z
+  .object({
+    injection_id: z.string(),
+    aircraft_type: z.string().optional(),
+    telemetry: z.array(
+      z.object({
+        timestamp: z.string().optional(),
+        timestamp_accuracy: z.number().optional(),
+        operational_status: z.string().optional(),
+        position: z
+          .object({ lat: z.number().optional(), lng: z.number().optional(), alt: z.number().optional() })
+          .optional(),
+        track: z.number().optional(),
+        speed: z.number().optional(),
+        vertical_speed: z.number().optional(),
+        height: z.object({ distance: z.number().optional(), reference: z.string().optional() }).optional(),
+      }),
+    ),
+    // The injection interface's details place the operator at a bare LatLngPoint.
+    details_responses: z.array(
+      z.object({
+        effective_after: z.string(),
+        details: z.object({
+          id: z.string().optional(),
+          uas_id: UASID.optional(),
+          operator_id: z.string().optional(),
+          operator_location: z
+            .union([OperatorLocation, z.object({ lat: z.number(), lng: z.number() })])
+            .optional(),
+          operation_description: z.string().optional(),
+        }),
+      }),
+    ),
+  })
+  .openapi("TestFlight");
 const ChangeTestResponse = z
-  .object({ injected_flights: z.array(z.looseObject({})), version: z.string() })
+  .object({ injected_flights: z.array(TestFlight), version: z.string() })
   .openapi("ChangeTestResponse");
-const DeleteTestResponse = z
-  .object({ injected_flights: z.array(z.looseObject({})) })
-  .openapi("DeleteTestResponse");
+const DeleteTestResponse = z.object({ injected_flights: z.array(TestFlight) }).openapi("DeleteTestResponse");
 const NotificationsResponse = z
-  .object({ user_notifications: z.array(z.unknown()) })
+  .object({ user_notifications: z.array(UserNotification) })
   .openapi("RidQueryUserNotificationsResponse");
 const bodyOf = (name: string) => ({
   content: { "application/json": { schema: z.looseObject({}).openapi(name) } },
@@ -246,11 +297,14 @@ export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
   .openapi(routes.createTest, async (c) => {
     const { test_id: testId } = c.req.valid("param");
     const ownBase = `${new URL(c.req.url).origin}/rid/v2`;
-    return c.json(await createTest(c.var.db, c.env, testId, c.req.valid("json"), Date.now(), ownBase), 200);
+    const created = await createTest(c.var.db, c.env, testId, c.req.valid("json"), Date.now(), ownBase);
+    // The qualifier's own TestFlight objects, checked on the way in by worker/rid/injection.ts, echoed.
+    return c.json(created as z.infer<typeof ChangeTestResponse>, 200);
   })
   .openapi(routes.deleteTest, async (c) => {
     const { test_id: testId, version } = c.req.valid("param");
-    return c.json(await deleteTest(c.var.db, c.env, testId, version, Date.now()), 200);
+    const deleted = await deleteTest(c.var.db, c.env, testId, version, Date.now());
+    return c.json(deleted as z.infer<typeof DeleteTestResponse>, 200);
   })
   .openapi(routes.notifications, (c) => {
     const { after, before } = c.req.valid("query");
