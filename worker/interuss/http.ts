@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
+import { jsonBody } from "../lib/openapi";
 
 /**
  * The HTTP manners every standards interface here shares (`/interuss/…`, `/rid/v2/…`): errors are
@@ -32,6 +33,9 @@ export const UserNotification = z
     conflicts: z.string().optional(),
   })
   .openapi("UserNotification");
+
+/** A request body the handler checks itself against the interface (named for the document). */
+export const bodyOf = (name: string) => jsonBody(z.looseObject({}).openapi(name));
 
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },

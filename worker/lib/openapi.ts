@@ -56,23 +56,31 @@ export const timeInput = z
   })
   .openapi({ example: "2026-11-21T10:00:00Z" });
 
+/** A real area (beside Knoxville, TN), so "Try it out" and examples start from a body the API accepts. */
+export const EXAMPLE_POLYGON = {
+  type: "Polygon" as const,
+  coordinates: [
+    [
+      [-83.92, 35.96],
+      [-83.91, 35.96],
+      [-83.91, 35.97],
+      [-83.92, 35.97],
+      [-83.92, 35.96],
+    ],
+  ],
+};
+
 /** A GeoJSON geometry; its shape is checked in the domain so every problem names `geometry`. */
 export const geometryInput = z
   .object({ type: z.string(), coordinates: z.unknown() })
   .passthrough()
   .openapi("Geometry", {
     description: "GeoJSON geometry; positions are [longitude, latitude]",
-    // A real area (beside Knoxville, TN), so "Try it out" starts from a body the API accepts.
-    example: {
-      type: "Polygon",
-      coordinates: [
-        [
-          [-83.92, 35.96],
-          [-83.91, 35.96],
-          [-83.91, 35.97],
-          [-83.92, 35.97],
-          [-83.92, 35.96],
-        ],
-      ],
-    },
+    example: EXAMPLE_POLYGON,
   });
+
+/** A required JSON request body of `schema` (bodies carry up to 1 MiB, more than a URL may). */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  content: { "application/json": { schema } },
+  required: true as const,
+});

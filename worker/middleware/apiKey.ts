@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { Account, AppEnv } from "../env";
 import { tooManyRequests, unauthorized } from "../lib/errors";
 import { sha256Hex } from "../lib/hash";
+import { TtlCache } from "../lib/ttlCache";
 import { findAccountByKeyHash, revokeApiKey } from "../store/accounts";
 import { requireAccountOrigin } from "./cors";
 import { takeRequest } from "./rateLimiter";
@@ -15,7 +16,7 @@ export const KEY_CACHE_MS = 10_000;
 const UNKNOWN_KEY_CACHE_MS = 5_000;
 const MAX_CACHED_KEYS = 10_000;
 
-const keyCache = new Map<string, { account: Account | null; expiresAt: number }>();
+const keyCache = new TtlCache<Account | null>(MAX_CACHED_KEYS);
 
 /** Requires `X-API-Key` of a live key, puts its account on the context and applies its rate limit. */
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
@@ -33,12 +34,10 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
 
 async function lookUp(db: AppEnv["Variables"]["db"], key: string): Promise<Account | null> {
   const hash = await sha256Hex(key);
-  const now = Date.now();
-  const cached = keyCache.get(hash);
-  if (cached && cached.expiresAt > now) return cached.account;
+  // An unknown key is remembered too (for less long), so a flood of bad keys does not reach D1.
+  if (keyCache.has(hash)) return keyCache.get(hash) ?? null;
   const account = await findAccountByKeyHash(db, hash);
-  if (keyCache.size >= MAX_CACHED_KEYS) keyCache.clear();
-  keyCache.set(hash, { account, expiresAt: now + (account ? KEY_CACHE_MS : UNKNOWN_KEY_CACHE_MS) });
+  keyCache.set(hash, account, account ? KEY_CACHE_MS : UNKNOWN_KEY_CACHE_MS);
   return account;
 }
 

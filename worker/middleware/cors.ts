@@ -5,6 +5,7 @@ import { createMiddleware } from "hono/factory";
 import * as schema from "../../schema";
 import type { Account, AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
+import { TtlCache } from "../lib/ttlCache";
 import { listCorsOrigins, someAccountAllows } from "../store/corsOrigins";
 
 /** What a browser app sends besides the CORS-safelisted headers. */
@@ -54,37 +55,27 @@ function isAllowed(origin: string, origins: AllowedOrigins): boolean {
 }
 
 // Per isolate: which origins some account lists, and each account's own list.
-const listedByAnyone = new Map<string, { allowed: boolean; expiresAt: number }>();
-const accountLists = new Map<string, { origins: string[]; expiresAt: number }>();
-
-function cached<V>(cache: Map<string, V & { expiresAt: number }>, key: string): V | undefined {
-  const hit = cache.get(key);
-  return hit && hit.expiresAt > Date.now() ? hit : undefined;
-}
-
-function remember<V>(cache: Map<string, V & { expiresAt: number }>, key: string, value: V): void {
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(key, { ...value, expiresAt: Date.now() + CORS_CACHE_MS });
-}
+const listedByAnyone = new TtlCache<boolean>(MAX_CACHED);
+const accountLists = new TtlCache<string[]>(MAX_CACHED);
 
 const dbOf = (c: Context<AppEnv>) => c.var.db ?? drizzle(c.env.DB, { schema });
 
 /** Whether a page at `origin` may call with some key: the service's setting or any account's list. */
 async function allowedForSomeone(c: Context<AppEnv>, origin: string): Promise<boolean> {
   if (isAllowed(origin, serviceOrigins(c))) return true;
-  const hit = cached(listedByAnyone, origin);
-  if (hit) return hit.allowed;
+  const hit = listedByAnyone.get(origin);
+  if (hit !== undefined) return hit;
   const allowed = await someAccountAllows(dbOf(c), origin);
-  remember(listedByAnyone, origin, { allowed });
+  listedByAnyone.set(origin, allowed, CORS_CACHE_MS);
   return allowed;
 }
 
 /** An account's own origins (empty: the service's setting holds for it). */
 export async function accountOrigins(c: Context<AppEnv>, accountId: string): Promise<string[]> {
-  const hit = cached(accountLists, accountId);
-  if (hit) return hit.origins;
+  const hit = accountLists.get(accountId);
+  if (hit) return hit;
   const origins = await listCorsOrigins(dbOf(c), accountId);
-  remember(accountLists, accountId, { origins });
+  accountLists.set(accountId, origins, CORS_CACHE_MS);
   return origins;
 }
 

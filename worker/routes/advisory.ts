@@ -5,7 +5,7 @@ import { withDecodedProperties } from "../domain/airspace/records";
 import type { Db } from "../env";
 import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, recordId, responses, security, timeInput } from "../lib/openapi";
+import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
 import { AdvisoryAnswer } from "../schemas/airspace";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
 import { advisoriesOver, areaAdvisoryInputs } from "../services/airspace";
@@ -47,7 +47,7 @@ const AdvisoryRequest = z
     ...window,
   })
   .openapi("AdvisoryRequest");
-const advisoryBody = { content: { "application/json": { schema: AdvisoryRequest } }, required: true };
+const advisoryBody = jsonBody(AdvisoryRequest);
 
 const v2 = createRoute({
   method: "post",

@@ -5,14 +5,13 @@ import { airspaceRecord, searchRecords } from "../domain/airspace/records";
 import type { Db } from "../env";
 import { badRequest, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { responses, security, timeInput } from "../lib/openapi";
+import { jsonBody, responses, security, timeInput } from "../lib/openapi";
 import { AirspaceRecord } from "../schemas/airspace";
 import {
   bufferField,
   flag,
   geometryBody,
   geometryText,
-  jsonBody,
   queryGeometryFrom,
   selectedTypes,
   timeWindowFrom,

@@ -13,7 +13,7 @@ import { completeSelection, initialSelection, selectionProblem } from "../domain
 import type { AppEnv, Bindings } from "../env";
 import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, responses, security } from "../lib/openapi";
+import { geometryInput, jsonBody, responses, security } from "../lib/openapi";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
 import {
@@ -54,7 +54,7 @@ const createFlightLink = createRoute({
   tags: ["Deep link"],
   summary: "Build the dynamic link that opens flight creation in the app (or its web page) for this account",
   security,
-  request: { body: { content: { "application/json": { schema: LinkRequest } }, required: true } },
+  request: { body: jsonBody(LinkRequest) },
   responses: responses(
     z.object({ link: z.string() }),
     "The outer dynamic link; its `link` parameter is the creation link",

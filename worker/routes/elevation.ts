@@ -12,7 +12,7 @@ import {
 import { pathPositions, planCarpet, planPath, sampleElevations } from "../domain/elevation/sampling";
 import type { AppEnv } from "../env";
 import { ApiError, badRequest } from "../lib/errors";
-import { responses, security } from "../lib/openapi";
+import { jsonBody, responses, security } from "../lib/openapi";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 
 const points = (description: string, example: string) =>
@@ -28,9 +28,6 @@ const Interpolation = z
   .enum(["bilinear", "nearest"])
   .optional()
   .openapi({ description: "bilinear (default) or the nearest sample" });
-const json = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { "application/json": { schema } }, required: true },
-});
 
 const Elevation = z.number().int().nullable().openapi({ description: "meters (EGM96); null: no data" });
 const LatLng = z.tuple([z.number(), z.number()]).openapi({ description: "[latitude, longitude]" });
@@ -56,17 +53,19 @@ const elePost = createRoute({
   tags: ["Elevation"],
   summary: "As GET /elevation/v1/ele, with the points in a JSON body (for lists longer than a URL holds)",
   security,
-  request: json(
-    z
-      .object({
-        points: pointsBody("at most 10,000 points", [
-          [57.7, 11.9],
-          [36.6, -84.2],
-        ]),
-        interpolation: Interpolation,
-      })
-      .openapi("ElevationPoints"),
-  ),
+  request: {
+    body: jsonBody(
+      z
+        .object({
+          points: pointsBody("at most 10,000 points", [
+            [57.7, 11.9],
+            [36.6, -84.2],
+          ]),
+          interpolation: Interpolation,
+        })
+        .openapi("ElevationPoints"),
+    ),
+  },
   responses: responses(z.array(Elevation), "One elevation per point, in order"),
 });
 
@@ -98,14 +97,16 @@ const carpetPost = createRoute({
   tags: ["Elevation"],
   summary: "As GET /elevation/v1/ele/carpet, with the corners in a JSON body",
   security,
-  request: json(
-    z.object({
-      points: pointsBody("south-west corner, then north-east corner", [
-        [57.7, 11.9],
-        [57.75, 11.95],
-      ]),
-    }),
-  ),
+  request: {
+    body: jsonBody(
+      z.object({
+        points: pointsBody("south-west corner, then north-east corner", [
+          [57.7, 11.9],
+          [57.75, 11.95],
+        ]),
+      }),
+    ),
+  },
   responses: responses(Carpet, "The samples, their bounds and stats; 404 when none has data"),
 });
 
@@ -136,14 +137,16 @@ const pathPost = createRoute({
   tags: ["Elevation"],
   summary: "As GET /elevation/v1/ele/path, with the milestones in a JSON body",
   security,
-  request: json(
-    z.object({
-      points: pointsBody("milestones", [
-        [57.7, 11.9],
-        [57.72, 11.95],
-      ]),
-    }),
-  ),
+  request: {
+    body: jsonBody(
+      z.object({
+        points: pointsBody("milestones", [
+          [57.7, 11.9],
+          [57.72, 11.95],
+        ]),
+      }),
+    ),
+  },
   responses: responses(z.array(Segment), "One segment per pair of consecutive milestones"),
 });
 

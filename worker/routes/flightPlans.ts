@@ -4,7 +4,7 @@ import { createRouter, validationError } from "../app";
 import { planView } from "../domain/flightViews";
 import { ApiError, badRequest, conflict } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
+import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
 import { ownPlan } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
@@ -32,10 +32,6 @@ const PlanPatch = PlanFields.partial().openapi("FlightPlanPatch");
 const PlanView = FlightPlan;
 
 const planParams = z.object({ plan_id: recordId("plan_id") });
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { "application/json": { schema } },
-  required: true,
-});
 
 const create = createRoute({
   method: "post",
@@ -44,7 +40,7 @@ const create = createRoute({
   summary: "Create a flight plan for the token's pilot",
   security: securityWithToken,
   middleware: [requireToken] as const,
-  request: { body: json(PlanCreate) },
+  request: { body: jsonBody(PlanCreate) },
   responses: responses(PlanView, "The plan, with its `id`"),
 });
 
@@ -66,7 +62,7 @@ const patchPlan = createRoute({
   summary: "Change a plan until it is submitted (409 after)",
   security: securityWithToken,
   middleware: [requireToken, ownPlan] as const,
-  request: { params: planParams, body: json(PlanPatch) },
+  request: { params: planParams, body: jsonBody(PlanPatch) },
   responses: responses(PlanView, "The changed plan"),
 });
 

@@ -18,6 +18,7 @@ import {
 } from "../interuss/geospatialMap";
 import {
   AUTH_ERRORS,
+  bodyOf,
   errorResponse,
   interussValidationHook,
   jsonResponse,
@@ -38,10 +39,6 @@ import { InvalidInput } from "../interuss/volumes";
 const GEO = "/interuss/geospatial_map/v1";
 const PLAN = "/interuss/flight_planning/v1";
 
-const bodyOf = (name: string) => ({
-  content: { "application/json": { schema: z.looseObject({}).openapi(name) } },
-  required: true,
-});
 const security = (scope: string) => [{ InterussBearer: [scope] }];
 
 const Uuid4 = z

@@ -9,7 +9,7 @@ import type { AppEnv } from "../env";
 import { ApiError, forbidden, notFound, unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
-import { recordId, responses, securityWithToken } from "../lib/openapi";
+import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
@@ -147,7 +147,7 @@ const monitoringRoute = createRoute({
   hide: true,
   request: {
     params: flightParams,
-    body: { content: { "application/json": { schema: z.object({ enabled: z.boolean() }) } }, required: true },
+    body: jsonBody(z.object({ enabled: z.boolean() })),
   },
   responses: responses(z.object({ enabled: z.boolean() }), "Monitoring switched (development only)"),
 });

@@ -24,7 +24,7 @@ import type { AppEnv } from "../env";
 import { badRequest, conflict, notFound, tooManyRequests } from "../lib/errors";
 import { timingSafeEqual } from "../lib/hash";
 import { errorBody, success } from "../lib/jsend";
-import { booleanFlag, recordId, responses, securityWithToken } from "../lib/openapi";
+import { booleanFlag, jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
 import { optionalToken, requireToken } from "../middleware/token";
 import { Empty } from "../schemas/service";
@@ -172,7 +172,7 @@ const patchPilot = createRoute({
   middleware: [requireOwnPilot] as const,
   request: {
     params: PilotParams,
-    body: { content: { "application/json": { schema: PilotPatch } }, required: true },
+    body: jsonBody(PilotPatch),
   },
   responses: responses(FullProfile.partial(), "The changed fields, as stored"),
 });

@@ -6,6 +6,7 @@ import { requireScope } from "../interuss/auth";
 import { userNotifications } from "../interuss/flightPlanning";
 import {
   AUTH_ERRORS,
+  bodyOf,
   errorResponse,
   interussValidationHook,
   jsonResponse,
@@ -140,10 +141,6 @@ const DeleteTestResponse = z.object({ injected_flights: z.array(TestFlight) }).o
 const NotificationsResponse = z
   .object({ user_notifications: z.array(UserNotification) })
   .openapi("RidQueryUserNotificationsResponse");
-const bodyOf = (name: string) => ({
-  content: { "application/json": { schema: z.looseObject({}).openapi(name) } },
-  required: true,
-});
 
 const routes = {
   flights: createRoute({

@@ -4,7 +4,7 @@ import { evaluate } from "../domain/airspace/evaluation";
 import { featuresOf, rulesetView } from "../domain/airspace/rules";
 import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, recordId, responses, security, timeInput } from "../lib/openapi";
+import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
 import { Evaluation, Ruleset } from "../schemas/airspace";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
 import { refuseUnknownRulesets, rulesetsFor } from "../services/airspace";
@@ -43,7 +43,7 @@ const rulesForArea = createRoute({
   summary:
     "Rulesets that apply to a flight area: select every `required` one, exactly one `pick1` per jurisdiction, any `optional`",
   security,
-  request: { body: { content: { "application/json": { schema: RulesRequest } }, required: true } },
+  request: { body: jsonBody(RulesRequest) },
   responses: responses(z.array(Ruleset), "The rulesets of every jurisdiction the area meets"),
 });
 
@@ -86,7 +86,7 @@ const evaluateRoute = createRoute({
   summary:
     "Evaluates rulesets over an area with the flight's features: each rule's status, what LAANC would decide, and the features still to ask",
   security,
-  request: { body: { content: { "application/json": { schema: EvaluationRequest } }, required: true } },
+  request: { body: jsonBody(EvaluationRequest) },
   responses: responses(Evaluation, "The evaluation"),
 });
 

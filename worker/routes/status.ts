@@ -7,14 +7,13 @@ import { withDecodedProperties } from "../domain/airspace/records";
 import type { Place } from "../domain/weather/forecast";
 import type { Bindings, Db } from "../env";
 import { success } from "../lib/jsend";
-import { responses, security, timeInput } from "../lib/openapi";
+import { jsonBody, responses, security, timeInput } from "../lib/openapi";
 import { Status, type WeatherUpdate } from "../schemas/airspace";
 import {
   bufferField,
   flag,
   geometryBody,
   geometryText,
-  jsonBody,
   queryGeometryFrom,
   selectedTypes,
   timeWindowFrom,

@@ -8,7 +8,7 @@ import { badRequest, conflict, notFound } from "../lib/errors";
 import { toBase64 } from "../lib/hash";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
-import { recordId, responses, securityWithToken } from "../lib/openapi";
+import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
 import { ownFlight, pilotsFlight } from "../middleware/ownFlight";
 import { requireRelayCredential } from "../middleware/relayCredential";
@@ -93,7 +93,7 @@ const ingest = createRoute({
   path: "/internal/v1/telemetry",
   hide: true,
   middleware: [requireRelayCredential] as const,
-  request: { body: { content: { "application/json": { schema: IngestRequest } }, required: true } },
+  request: { body: jsonBody(IngestRequest) },
   responses: responses(
     IngestResult,
     "What was stored; records of unknown or already closed sessions are refused",

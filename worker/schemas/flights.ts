@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { EXAMPLE_POLYGON } from "../lib/openapi";
 import { AreaAdvisory, evaluationFields } from "./airspace";
 import { Deleted, GeometryView, isoTimeView, Paging, PolygonGeometry } from "./common";
 
@@ -7,18 +8,6 @@ import { Deleted, GeometryView, isoTimeView, Paging, PolygonGeometry } from "./c
 const FLIGHT_ID = "flight|9f3c0a8e2b";
 const PLAN_ID = "flight_plan|4d2e7b1c90";
 const PILOT_ID = "pilot|1a2b3c4d5e";
-const EXAMPLE_AREA = {
-  type: "Polygon" as const,
-  coordinates: [
-    [
-      [-83.92, 35.96],
-      [-83.91, 35.96],
-      [-83.91, 35.97],
-      [-83.92, 35.97],
-      [-83.92, 35.96],
-    ],
-  ],
-};
 
 /** Spec 2.6 authorization as a flight stores it (the deep-link callback hands these on). */
 export const FlightAuthorization = z
@@ -88,7 +77,7 @@ export const Flight = z
       latitude: 35.965,
       longitude: -83.915,
       buffer: 100,
-      geometry: EXAMPLE_AREA,
+      geometry: EXAMPLE_POLYGON,
       max_altitude: 60,
       start_time: "2026-11-21T10:00:00.000Z",
       end_time: "2026-11-21T11:00:00.000Z",
@@ -153,7 +142,7 @@ export const FlightPlan = z
       min_altitude_agl: 0,
       max_altitude_agl: 60,
       flight_description: "Roof inspection",
-      geometry: EXAMPLE_AREA,
+      geometry: EXAMPLE_POLYGON,
       rulesets: ["usa_part_107"],
       flight_features: {
         "accept-language": "en-US",
@@ -188,7 +177,7 @@ export const flightPlanCreateExample = {
   max_altitude_agl: 60,
   min_altitude_agl: 0,
   buffer: 0,
-  geometry: EXAMPLE_AREA,
+  geometry: EXAMPLE_POLYGON,
   rulesets: ["usa_part_107"],
   flight_description: "Roof inspection",
   flight_features: { flight_max_altitude_agl: 60 },

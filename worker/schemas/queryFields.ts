@@ -51,12 +51,6 @@ export const geometryText = (kinds: string) =>
 export const geometryBody = (kinds: string) =>
   z.union([geometryInput, z.string()]).openapi({ description: `GeoJSON ${kinds} (or its JSON text)` });
 
-/** A body (up to 1 MiB) carries the large geometries that the HTTP front refuses in a URL. */
-export const jsonBody = <T extends z.ZodType>(schema: T) => ({
-  content: { "application/json": { schema } },
-  required: true,
-});
-
 /** The value of a domain check, or its problems thrown as the JSend error (400, 413 when too large). */
 export function checkedValue<T>(result: Checked<T>): T {
   if (!result.ok) throw problemError(result.problems);

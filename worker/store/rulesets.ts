@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { flightFeatures, flightPlans, flights, jurisdictions, rules, rulesets } from "../../schema";
 import type { Condition, FlightFeature, Ruleset, Trigger } from "../domain/airspace/rules";
 import type { Db } from "../env";
+import { TtlCache } from "../lib/ttlCache";
 import type { FlightPlanRow } from "./flights";
 
 /** Rulesets with their rules and jurisdiction, the flight features rules name, and plans' authorizations. */
@@ -97,14 +98,14 @@ export async function unknownRulesetIds(db: Db, ids: string[]): Promise<string[]
  * as it keeps API keys, so an evaluation costs one D1 round trip. An empty table is never kept.
  */
 const DEFINITIONS_CACHE_MS = 60_000;
-let cachedDefinitions: { definitions: Map<string, FlightFeature>; expiresAt: number } | undefined;
+const cachedDefinitions = new TtlCache<Map<string, FlightFeature>>(1);
 
 /** Every flight feature definition (a few dozen rows). */
 export async function allFlightFeatures(db: Db, now = Date.now()): Promise<Map<string, FlightFeature>> {
-  if (cachedDefinitions && cachedDefinitions.expiresAt > now) return cachedDefinitions.definitions;
+  const cached = cachedDefinitions.get("all", now);
+  if (cached) return cached;
   const definitions = toFlightFeatures(await db.select().from(flightFeatures));
-  cachedDefinitions =
-    definitions.size > 0 ? { definitions, expiresAt: now + DEFINITIONS_CACHE_MS } : undefined;
+  if (definitions.size > 0) cachedDefinitions.set("all", definitions, DEFINITIONS_CACHE_MS, now);
   return definitions;
 }
 

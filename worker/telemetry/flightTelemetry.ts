@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ConformanceEvent } from "../domain/conformance";
 import type { Bindings } from "../env";
+import { LazyTables } from "./lazyTables";
 import { type FreshRecord, LiveFeed } from "./liveFeed";
 import { WebhookOutbox } from "./webhookOutbox";
 
@@ -80,6 +81,8 @@ const CREATE_REMOTE_ID = "CREATE TABLE IF NOT EXISTS remote_id (k TEXT PRIMARY K
  */
 export class FlightTelemetry extends DurableObject<Bindings> {
   private tableReady = false;
+  /** Remote ID declarations of an injected test flight, kept only for such flights. */
+  private readonly remoteIdTables = new LazyTables(this.ctx.storage.sql, CREATE_REMOTE_ID, "remote_id");
   /** Conformance monitoring and the live stream (liveFeed.ts). */
   private readonly live = new LiveFeed(this.ctx, this.env);
   /** Conformance events to the account's webhook, delivered by the alarm (webhookOutbox.ts). */
@@ -187,7 +190,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   /** Keeps (or with null, forgets) this object's Remote ID declarations: JSON text, replaced whole. */
   keepRemoteId(json: string | null): void {
     const sql = this.ctx.storage.sql;
-    sql.exec(CREATE_REMOTE_ID);
+    this.remoteIdTables.ensure();
     if (json === null) sql.exec("DELETE FROM remote_id WHERE k = 'declared'");
     else sql.exec("INSERT OR REPLACE INTO remote_id (k, v) VALUES ('declared', ?)", json);
   }
@@ -195,7 +198,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   /** Keeps `value` unless declarations are kept already (one call, so atomic); true when kept. */
   claimRemoteId(json: string): boolean {
     const sql = this.ctx.storage.sql;
-    sql.exec(CREATE_REMOTE_ID);
+    this.remoteIdTables.ensure();
     const claimed = sql
       .exec("INSERT OR IGNORE INTO remote_id (k, v) VALUES ('declared', ?) RETURNING k", json)
       .toArray();
@@ -205,7 +208,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   /** The Remote ID declarations (JSON text) kept by keepRemoteId, or null. */
   remoteIdDeclared(): string | null {
     const sql = this.ctx.storage.sql;
-    if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'remote_id'").toArray().length === 0) return null;
+    if (!this.remoteIdTables.exist()) return null;
     const row = sql.exec<{ v: string }>("SELECT v FROM remote_id WHERE k = 'declared'").toArray()[0];
     return row?.v ?? null;
   }
@@ -215,6 +218,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();
     this.tableReady = false;
+    this.remoteIdTables.forget();
     this.live.reset();
     this.outbox.reset();
   }

@@ -14,6 +14,7 @@ import type { Polygon } from "../domain/geojson";
 import type { Bindings } from "../env";
 import { isoTime } from "../lib/time";
 import { chunkLoader, coverage } from "../store/elevationTiles";
+import { LazyTables } from "./lazyTables";
 
 /**
  * The live side of a flight's Durable Object: conformance monitoring of every stored record, the
@@ -79,16 +80,19 @@ export function recordView(r: Omit<FreshRecord, "id">) {
 export class LiveFeed {
   private readonly watchers = new Set<Watcher>();
   private queue: Promise<void> = Promise.resolve();
-  private ready = false;
   private state: MonitorState | undefined;
   private lastSeq: number | undefined;
   private envelope: EnvelopeCache | undefined;
   private keepalive: ReturnType<typeof setInterval> | undefined;
 
+  private readonly tables: LazyTables;
+
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly env: Bindings,
-  ) {}
+  ) {
+    this.tables = new LazyTables(ctx.storage.sql, CREATE_TABLES, "conformance_events");
+  }
 
   /** Monitors and streams records just stored, in order; resolves once their events are kept. */
   stored(records: FreshRecord[]): Promise<void> {
@@ -105,7 +109,7 @@ export class LiveFeed {
   /** The DO alarm: telemetry_lost after TELEMETRY_LOST_MS of silence while the flight is active. */
   alarm(): Promise<void> {
     const run = this.queue.then(async () => {
-      this.ensureTables();
+      this.tables.ensure();
       if (!this.monitoring()) return;
       this.envelope = undefined; // the flight may have ended early: read it again
       const envelope = await this.flightEnvelope();
@@ -121,7 +125,7 @@ export class LiveFeed {
 
   /** Every conformance event kept, oldest first. */
   events(): ConformanceEvent[] {
-    if (!this.hasTables()) return [];
+    if (!this.tables.exist()) return [];
     return this.ctx.storage.sql
       .exec<{ body: string }>("SELECT body FROM conformance_events ORDER BY seq")
       .toArray()
@@ -130,7 +134,7 @@ export class LiveFeed {
 
   /** Monitoring on or off for this flight (the `live` benchmark compares both in one run). */
   setMonitoring(enabled: boolean): void {
-    this.ensureTables();
+    this.tables.ensure();
     this.ctx.storage.sql.exec(
       "INSERT OR REPLACE INTO live_state (k, v) VALUES ('monitoring', ?)",
       enabled ? "on" : "off",
@@ -172,7 +176,7 @@ export class LiveFeed {
 
   /** Forgets everything (the flight's storage was erased). */
   reset(): void {
-    this.ready = false;
+    this.tables.forget();
     this.state = undefined;
     this.lastSeq = undefined;
     this.envelope = undefined;
@@ -192,7 +196,7 @@ export class LiveFeed {
   }
 
   private async process(records: FreshRecord[], now: number): Promise<void> {
-    this.ensureTables();
+    this.tables.ensure();
     const monitoring = this.monitoring();
     const envelope = monitoring ? await this.flightEnvelope() : null;
     const positions = envelope ? records.filter((r) => r.type === "position") : [];
@@ -296,7 +300,7 @@ export class LiveFeed {
     upTo: number,
   ): { frames: { seq: number; frame: Uint8Array }[]; done: boolean } {
     const sql = this.ctx.storage.sql;
-    const hasEvents = this.hasTables();
+    const hasEvents = this.tables.exist();
     const hasRecords = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
     const records = hasRecords
       ? sql
@@ -354,7 +358,7 @@ export class LiveFeed {
       const record = hasRecords
         ? (sql.exec<{ m: number | null }>("SELECT MAX(id) AS m FROM records").one().m ?? 0)
         : 0;
-      const event = this.hasTables()
+      const event = this.tables.exist()
         ? (sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM conformance_events").one().m ?? 0)
         : 0;
       this.lastSeq = Math.max(record * SEQ_PER_RECORD, event);
@@ -414,20 +418,6 @@ export class LiveFeed {
     const lats = positions.map((p) => p.fields.latitude!);
     const lngs = positions.map((p) => p.fields.longitude!);
     return sampleElevations(cover, lats, lngs, "bilinear", chunkLoader(bucket));
-  }
-
-  private ensureTables(): void {
-    if (this.ready) return;
-    this.ctx.storage.sql.exec(CREATE_TABLES);
-    this.ready = true;
-  }
-
-  private hasTables(): boolean {
-    if (this.ready) return true;
-    this.ready =
-      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'conformance_events'").toArray()
-        .length > 0;
-    return this.ready;
   }
 }
 

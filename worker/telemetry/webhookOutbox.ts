@@ -8,6 +8,7 @@ import {
 } from "../domain/webhooks";
 import type { Bindings } from "../env";
 import { webhookOfFlight } from "../store/webhooks";
+import { LazyTables } from "./lazyTables";
 
 /**
  * Conformance webhooks, from the flight's Durable Object: after its conformance events are kept
@@ -35,16 +36,19 @@ const BATCH = 25;
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "dropped";
 
 export class WebhookOutbox {
-  private ready = false;
   /** Highest conformance event seq already looked at (queued or not: no webhook then). */
   private cursor: number | undefined;
   /** Outbound requests; the tests put a fake receiver here (a DO's `fetch` is not the test's global). */
   fetcher: (input: string, init: RequestInit) => Promise<Response> = (input, init) => fetch(input, init);
 
+  private readonly tables: LazyTables;
+
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly env: Bindings,
-  ) {}
+  ) {
+    this.tables = new LazyTables(ctx.storage.sql, CREATE_TABLES, "webhook_outbox");
+  }
 
   /**
    * Queues the conformance events kept since the last call for the account's webhook; true when any
@@ -55,7 +59,7 @@ export class WebhookOutbox {
     const sql = this.ctx.storage.sql;
     if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'conformance_events'").toArray().length === 0)
       return false;
-    this.ensureTables();
+    this.tables.ensure();
     const after = this.lastCursor();
     const events = sql
       .exec<{ seq: number; body: string }>(
@@ -88,7 +92,7 @@ export class WebhookOutbox {
 
   /** When the next pending delivery is due, or null. */
   nextDue(): number | null {
-    if (!this.hasTables()) return null;
+    if (!this.tables.exist()) return null;
     return (
       this.ctx.storage.sql
         .exec<{ m: number | null }>("SELECT MIN(next_at) AS m FROM webhook_outbox WHERE status = 'pending'")
@@ -98,7 +102,7 @@ export class WebhookOutbox {
 
   /** Attempts every due delivery (at most BATCH), each with its own time-out, signed with the current secret. */
   async deliverDue(now = Date.now()): Promise<void> {
-    if (!this.hasTables()) return;
+    if (!this.tables.exist()) return;
     const sql = this.ctx.storage.sql;
     const due = sql
       .exec<{ seq: number; body: string; attempts: number }>(
@@ -168,7 +172,7 @@ export class WebhookOutbox {
     next_at: number;
     last_error: string | null;
   }[] {
-    if (!this.hasTables()) return [];
+    if (!this.tables.exist()) return [];
     return this.ctx.storage.sql
       .exec<{
         seq: number;
@@ -182,7 +186,7 @@ export class WebhookOutbox {
 
   /** Forgets everything (the flight's storage was erased). */
   reset(): void {
-    this.ready = false;
+    this.tables.forget();
     this.cursor = undefined;
   }
 
@@ -220,19 +224,5 @@ export class WebhookOutbox {
       this.cursor = row?.seq ?? 0;
     }
     return this.cursor;
-  }
-
-  private ensureTables(): void {
-    if (this.ready) return;
-    this.ctx.storage.sql.exec(CREATE_TABLES);
-    this.ready = true;
-  }
-
-  private hasTables(): boolean {
-    if (this.ready) return true;
-    this.ready =
-      this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'webhook_outbox'").toArray()
-        .length > 0;
-    return this.ready;
   }
 }
