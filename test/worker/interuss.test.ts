@@ -397,6 +397,45 @@ describe("geospatial_map/v1 ED-269 data sources", () => {
     });
     expect(bad.status).toBe(400);
   });
+
+  it("lists the sources loaded through the interface with their statuses, and drops deleted ones", async () => {
+    const ready = "5c9a9a9e-1c53-4b5e-9f4a-2d1f2f0f6a11";
+    const unsupported = "5c9a9a9e-1c53-4b5e-9f4a-2d1f2f0f6a12";
+    const fetcher = (async () => new Response(JSON.stringify(ed269Sample))) as unknown as typeof fetch;
+    await putSource(
+      env.DB,
+      ready,
+      { https_source: { url: "https://caa.example.com/list.json", format: "ED-269" } },
+      { development: false, fetcher, now: Date.now() },
+    );
+    const put = await call(`${GEO}/geospatial_data_sources/${unsupported}`, {
+      method: "PUT",
+      token: geoDirectToken,
+      body: { https_source: { url: "https://caa.example.com/list-318.json", format: "ED-318" } },
+    });
+    expect(put.json.data_source.status).toBe("Unsupported");
+
+    const list = async () => {
+      const res = await call(`${GEO}/geospatial_data_sources`, { token: geoDirectToken });
+      expect(res.status, res.text).toBe(200);
+      expect(responseErrors(DOCS.geospatialMap, "/geospatial_data_sources", "get", 200, res.json)).toEqual(
+        [],
+      );
+      return (res.json.data_sources as { id: string }[]).filter((s) => [ready, unsupported].includes(s.id));
+    };
+    expect(await list()).toEqual([
+      { id: ready, status: "Ready" },
+      { id: unsupported, status: "Unsupported", message: expect.stringContaining("ED-318") },
+    ]);
+
+    await call(`${GEO}/geospatial_data_sources/${ready}`, { method: "DELETE", token: geoDirectToken });
+    expect((await list()).map((s) => s.id)).toEqual([unsupported]);
+
+    // The test director's scope, as for the other data-source routes.
+    const wrongScope = await call(`${GEO}/geospatial_data_sources`, { token: queryToken });
+    expect(wrongScope.status).toBe(403);
+    expect((await call(`${GEO}/geospatial_data_sources`)).status).toBe(401);
+  });
 });
 
 const volume = (

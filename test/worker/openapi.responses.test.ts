@@ -548,6 +548,7 @@ describe("answers of every operation validate against the document", () => {
       body: { https_source: { url: "https://caa.example.com/zones.json", format: "ED-269" } },
     });
     await ok(`GET ${GEO}/geospatial_data_sources/{geospatial_data_source_id}`, sourcePath, direct);
+    await ok(`GET ${GEO}/geospatial_data_sources`, `${GEO}/geospatial_data_sources`, direct);
     await ok(`DELETE ${GEO}/geospatial_data_sources/{geospatial_data_source_id}`, sourcePath, direct);
 
     const planning = await bearer(SCOPES.flightPlanningPlan);

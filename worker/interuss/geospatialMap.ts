@@ -2,7 +2,7 @@ import type { Db } from "../env";
 import { unknownRulesetIds } from "../store/rulesets";
 import { assessVolume, type Effect, type Finding, rulesetIdOf } from "./assessment";
 import { parseEd269, RESTRICTIONS } from "./ed269";
-import { type DataSource, deleteDataSource, findDataSource, putDataSource } from "./store";
+import { type DataSource, deleteDataSource, findDataSource, listDataSources, putDataSource } from "./store";
 import { InvalidInput, positionVolume, time, type Volume, volume4d } from "./volumes";
 
 /** InterUSS geospatial_map/v1 (automated_testing_interfaces `geospatial_map/v1/geospatial_map.yaml`). */
@@ -20,7 +20,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 export type SourceStatusBody = { id: string; status: DataSource["status"]; message?: string };
 
-const statusBody = (s: DataSource): SourceStatusBody => ({
+const statusBody = (s: Pick<DataSource, "id" | "status" | "message">): SourceStatusBody => ({
   id: s.id,
   status: s.status,
   ...(s.message ? { message: s.message } : {}),
@@ -110,6 +110,11 @@ async function download(
 export async function getSource(d1: D1Database, id: string): Promise<SourceStatusBody | null> {
   const found = await findDataSource(d1, id);
   return found ? statusBody(found) : null;
+}
+
+/** GET (list): the sources loaded through this interface and not deleted, in the order last loaded. */
+export async function listSources(d1: D1Database): Promise<SourceStatusBody[]> {
+  return (await listDataSources(d1)).map(statusBody);
 }
 
 /** DELETE deactivates at once; a later GET answers 404. */

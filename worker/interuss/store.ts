@@ -38,6 +38,14 @@ export async function findDataSource(db: D1Database, id: string): Promise<DataSo
   return row ? toDataSource(row) : null;
 }
 
+/** Every data source loaded through the interface, without its zones (a list can be large). */
+export async function listDataSources(db: D1Database): Promise<Omit<DataSource, "zones">[]> {
+  const { results } = await db
+    .prepare("SELECT id, url, status, message FROM interuss_data_sources ORDER BY updated_at, id")
+    .all<Omit<DataSourceRow, "zones">>();
+  return results;
+}
+
 export async function putDataSource(db: D1Database, source: DataSource, now: number): Promise<void> {
   await db
     .prepare(

@@ -12,6 +12,7 @@ import {
   Conflict,
   GEOSPATIAL_MAP_STATUS,
   getSource,
+  listSources,
   putSource,
   queryMap,
   removeSource,
@@ -57,6 +58,9 @@ const SourceStatus = z.object({
   message: z.string().optional(),
 });
 const SourceResponse = z.object({ data_source: SourceStatus }).openapi("GeospatialDataSourceResponse");
+const SourceList = z
+  .object({ data_sources: z.array(SourceStatus) })
+  .openapi("ListGeospatialDataSourcesResponse");
 const QueryReply = z
   .object({
     results: z.array(
@@ -97,6 +101,15 @@ const routes = {
     security: security(SCOPES.geospatialMapDirect),
     middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
     responses: { 200: jsonResponse(StatusResponse, "Ready"), ...AUTH_ERRORS },
+  }),
+  listSources: createRoute({
+    method: "get",
+    path: `${GEO}/geospatial_data_sources`,
+    tags: ["InterUSS"],
+    summary: "The data sources loaded through this interface (deleted ones are gone)",
+    security: security(SCOPES.geospatialMapDirect),
+    middleware: [requireScope(SCOPES.geospatialMapDirect), limitPerSubject()] as const,
+    responses: { 200: jsonResponse(SourceList, "Each source's status"), ...AUTH_ERRORS },
   }),
   putSource: createRoute({
     method: "put",
@@ -220,6 +233,7 @@ const routes = {
 
 export const interussRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: interussValidationHook })
   .openapi(routes.geoStatus, (c) => c.json({ ...GEOSPATIAL_MAP_STATUS }, 200))
+  .openapi(routes.listSources, async (c) => c.json({ data_sources: await listSources(c.env.DB) }, 200))
   .openapi(routes.putSource, async (c) => {
     const { geospatial_data_source_id: id } = c.req.valid("param");
     const dataSource = await putSource(c.env.DB, id, c.req.valid("json"), {

@@ -339,6 +339,7 @@ export const PUBLIC_ROUTES: string[] = [
  */
 export const BEARER_ROUTES: string[] = [
   "GET /interuss/geospatial_map/v1/status",
+  "GET /interuss/geospatial_map/v1/geospatial_data_sources",
   "PUT /interuss/geospatial_map/v1/geospatial_data_sources/:geospatial_data_source_id",
   "GET /interuss/geospatial_map/v1/geospatial_data_sources/:geospatial_data_source_id",
   "DELETE /interuss/geospatial_map/v1/geospatial_data_sources/:geospatial_data_source_id",

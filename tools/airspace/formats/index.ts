@@ -1,4 +1,6 @@
+import { looksLikeEd318 } from "../../../worker/interuss/ed318";
 import { parseEd269Zones } from "./ed269";
+import { parseEd318Zones } from "./ed318";
 import { parseClassAirspace } from "./faaClassAirspace";
 import { parseFacilityMap } from "./faaFacilityMap";
 import { parseTfr } from "./faaTfr";
@@ -20,7 +22,13 @@ const PARSERS: Record<FormatName, Format["parse"]> = {
   "faa-class-airspace": parseClassAirspace,
   "faa-tfr": parseTfr,
   openaip: parseOpenAip,
-  ed269: (text) => parseEd269Zones(text),
+  ed269: (text) => {
+    // ED-318 is a FeatureCollection too: ED-269's reader would refuse each zone for want of a field.
+    if (looksLikeEd318(JSON.parse(text)))
+      throw new Error("this is ED-318 (a FeatureCollection of UAS zones): import it as ed318");
+    return parseEd269Zones(text);
+  },
+  ed318: (text) => parseEd318Zones(text),
   geojson: parseGeoJson,
 };
 

@@ -9,6 +9,7 @@ export const FORMAT_NAMES = {
   "faa-tfr": "FAA TFR shapes GeoJSON (tfr.faa.gov WFS layer TFR:V_TFR_LOC)",
   openaip: "OpenAIP airspace JSON: an export file (array) or an API page ({items})",
   ed269: "EUROCAE ED-269 geographical zones JSON (UASZoneList): special-use airspace by restriction",
+  ed318: "EUROCAE ED-318 geographical zones GeoJSON (FeatureCollection of UAS zones): as ed269, by type",
   geojson: "Plain GeoJSON with a type mapping: parks, schools, hospitals, prisons, power plants, fires…",
 } as const;
 
