@@ -4,5 +4,6 @@ export * from "./airspace";
 export * from "./deeplink";
 export * from "./flights";
 export * from "./pilots";
+export * from "./remoteId";
 export * from "./telemetry";
 export * from "./webhooks";

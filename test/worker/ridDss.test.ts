@@ -1,47 +1,17 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { registerIsa, removeIsa } from "../../worker/services/ridDss";
+import { DssUnavailable, deleteIsa, registerIsa, removeIsa } from "../../worker/services/ridDss";
+import { DSS_BASE, SUBSCRIPTION, standInDss as standIn, TOKEN_URL } from "./dssStandIn";
 import { F3411, requestErrors } from "./ridSchema";
 
 /** Registration in an F3411-22a DSS (worker/services/ridDss.ts) against a stand-in DSS, authority and subscriber. */
 
 const ISA = "0d4c5f0e-2b1a-4c3d-8e9f-001122334455";
-const SUBSCRIPTION = "7a1b2c3d-4e5f-4a6b-8c7d-8e9fa0b1c2d3";
-
-function standIn() {
-  const calls: { method: string; url: string; auth: string | null; body: any }[] = [];
-  const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = String(input);
-    const method = init?.method ?? "GET";
-    const body =
-      typeof init?.body === "string" ? JSON.parse(init.body) : init?.body ? String(init.body) : undefined;
-    calls.push({ method, url, auth: new Headers(init?.headers).get("Authorization"), body });
-    if (url === "https://auth.test/token") return Response.json({ access_token: "tok", expires_in: 3600 });
-    const area = {
-      id: ISA,
-      owner: "windsock",
-      version: "v1",
-      uss_base_url: "https://windsock.test/rid/v2",
-      time_start: { value: "2026-01-01T00:00:00Z", format: "RFC3339" },
-      time_end: { value: "2026-01-01T01:00:00Z", format: "RFC3339" },
-    };
-    const subscribers = [
-      {
-        url: "https://dp.test/rid/v2",
-        subscriptions: [{ subscription_id: SUBSCRIPTION, notification_index: 2 }],
-      },
-    ];
-    if (url.startsWith("https://dss.test/")) return Response.json({ service_area: area, subscribers });
-    if (url.startsWith("https://dp.test/")) return new Response(null, { status: 204 });
-    return new Response("no", { status: 404 });
-  }) as typeof fetch;
-  return { calls, fetcher };
-}
 
 const configured = {
   ...env,
-  RID_DSS_BASE_URL: "https://dss.test/rid/v2",
-  RID_AUTH_TOKEN_URL: "https://auth.test/token",
+  RID_DSS_BASE_URL: DSS_BASE,
+  RID_AUTH_TOKEN_URL: TOKEN_URL,
 } as typeof env;
 
 describe("DSS registration", () => {
@@ -93,5 +63,17 @@ describe("DSS registration", () => {
     const deletion = calls[1]!.body;
     expect(deletion.service_area).toBeUndefined();
     expect(requestErrors(F3411, "/uss/identification_service_areas/{id}", "post", deletion)).toEqual([]);
+  });
+
+  it("counts an ISA the DSS no longer has as deleted, and reports a DSS that is down", async () => {
+    const dss = standIn();
+    await deleteIsa(configured, { id: ISA, version: "v1" }, dss.fetcher);
+    expect(dss.calls.filter((c) => c.url.startsWith("https://dp.test/"))).toEqual([]);
+    dss.state.down = true;
+    const failure = await deleteIsa(configured, { id: ISA, version: "v1" }, dss.fetcher).catch((e) => e);
+    expect(failure).toBeInstanceOf(DssUnavailable);
+    expect(failure.status).toBe(503);
+    // removeIsa (injected tests) logs it instead.
+    await expect(removeIsa(configured, { id: ISA, version: "v1" }, dss.fetcher)).resolves.toBeUndefined();
   });
 });

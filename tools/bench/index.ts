@@ -9,6 +9,7 @@ import { suite as hardening } from "./hardening";
 import { type BenchSuite, startService } from "./harness";
 import { suite as live } from "./live";
 import { suite as relay } from "./relay";
+import { suite as rid } from "./rid";
 
 /** Every suite of `npm run bench`; each ends with one JSON line `{"bench":<name>,"ratio":…}`. */
 const suites: BenchSuite[] = [
@@ -21,6 +22,7 @@ const suites: BenchSuite[] = [
   relay,
   live,
   hardening,
+  rid,
 ];
 
 const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in

@@ -24,6 +24,7 @@ import { optionalToken, requireToken } from "../middleware/token";
 import { Flight, FlightPlan } from "../schemas/flights";
 import { createDirectFlight, type FlightGeometry, flightWindow } from "../services/flightCreation";
 import { removeFlight } from "../services/flightRemoval";
+import { closeLiveIsa } from "../services/liveIsa";
 import {
   endFlight,
   enhancements,
@@ -339,6 +340,7 @@ export const flightRoutes = createRouter()
     const ended = await endFlight(c.var.db, flight.id, now);
     if (!ended) throw conflict("This flight is no longer active");
     await closeSessions(c.var.db, flight.id, now);
+    await closeLiveIsa(c.env, flight.id);
     // The C++ SDK reads `end_time`; the Kotlin SDK reads the whole flight.
     return success(c, flightView(ended));
   })

@@ -158,7 +158,9 @@ const routes = {
     responses: {
       200: jsonResponse(GetFlightsResponse, "The flights"),
       400: errorResponse("view or recent_positions_duration invalid"),
-      413: errorResponse("The view's diagonal is over NetMaxDisplayAreaDiagonalKm (7 km)"),
+      413: errorResponse(
+        "The view's diagonal is over NetMaxDisplayAreaDiagonalKm (7 km), or over 1,000 live flights report near it",
+      ),
       ...AUTH_ERRORS,
     },
   }),
@@ -274,7 +276,12 @@ export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
     }
     const recent = parseRecentDuration(query.recent_positions_duration);
     if (!recent.ok) return c.json({ message: firstProblem(recent.problems).message }, 400);
-    return c.json(await flightsInView(c.env, view.value, recent.value, Date.now()), 200);
+    const found = await flightsInView(c.env, view.value, recent.value, Date.now());
+    if (!found.ok) {
+      const { status, message } = firstProblem(found.problems);
+      return c.json({ message }, status);
+    }
+    return c.json(found.value, 200);
   })
   .openapi(routes.details, async (c) => {
     const { id } = c.req.valid("param");

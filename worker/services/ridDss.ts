@@ -18,7 +18,15 @@ export interface RidDssConfig {
   RID_USS_BASE_URL?: string;
 }
 
-export class DssUnavailable extends Error {}
+export class DssUnavailable extends Error {
+  /** The DSS's (or token endpoint's) HTTP status; undefined when it could not be reached. */
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface RegisteredIsa {
   id: string;
@@ -45,7 +53,7 @@ async function accessToken(config: RidDssConfig, audience: string, fetcher: Fetc
   const res = await fetcher(config.RID_AUTH_TOKEN_URL, { method: "POST", headers, body: form });
   const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
   if (!res.ok || typeof body.access_token !== "string")
-    throw new DssUnavailable(`the token endpoint answered ${res.status}`);
+    throw new DssUnavailable(`the token endpoint answered ${res.status}`, res.status);
   const lifetime = typeof body.expires_in === "number" ? body.expires_in : 300;
   tokens.set(audience, { token: body.access_token, until: Date.now() + Math.max(0, lifetime - 60) * 1000 });
   return body.access_token;
@@ -100,10 +108,28 @@ export async function registerIsa(
   ownBaseUrl: string,
   fetcher: Fetch = fetch,
 ): Promise<RegisteredIsa | null> {
+  if (!dssConfigured(env)) return null;
+  return putIsa(env, isaId, isaExtents(points, start, end), null, ownBaseUrl, fetcher);
+}
+
+const isaUrl = (config: RidDssConfig, ...path: string[]) =>
+  [`${config.RID_DSS_BASE_URL!.replace(/\/$/, "")}/dss/identification_service_areas`, ...path].join("/");
+
+/**
+ * Creates (`version` null) or updates (at `version`) the ISA with `extents`, then notifies the
+ * subscribers the DSS names. Throws DssUnavailable (with the DSS's status when it answered).
+ */
+export async function putIsa(
+  env: Bindings,
+  isaId: string,
+  extents: Volume4D,
+  version: string | null,
+  ownBaseUrl: string,
+  fetcher: Fetch = fetch,
+): Promise<RegisteredIsa> {
   const config = env as Bindings & RidDssConfig;
-  if (!config.RID_DSS_BASE_URL) return null;
-  const extents = isaExtents(points, start, end);
-  const url = `${config.RID_DSS_BASE_URL.replace(/\/$/, "")}/dss/identification_service_areas/${isaId}`;
+  if (!config.RID_DSS_BASE_URL) throw new DssUnavailable("RID_DSS_BASE_URL is not set");
+  const url = version === null ? isaUrl(config, isaId) : isaUrl(config, isaId, version);
   const res = await call(
     config,
     url,
@@ -113,20 +139,44 @@ export async function registerIsa(
   );
   const area = (res.body as { service_area?: { version?: unknown } } | null)?.service_area;
   if (!res.ok || typeof area?.version !== "string")
-    throw new DssUnavailable(`the DSS answered ${res.status}`);
+    throw new DssUnavailable(`the DSS answered ${res.status}`, res.status);
   await notifyAll(config, isaId, subscribersOf(res.body), area, extents, fetcher);
   return { id: isaId, version: area.version };
 }
 
-/** Deletes a registered ISA and notifies its subscribers; a DSS that is down is logged, not fatal. */
-export async function removeIsa(env: Bindings, isa: RegisteredIsa, fetcher: Fetch = fetch): Promise<void> {
+/**
+ * Deletes a registered ISA and notifies its subscribers. An ISA the DSS no longer has (404) counts
+ * as deleted; anything else that fails throws DssUnavailable.
+ */
+export async function deleteIsa(env: Bindings, isa: RegisteredIsa, fetcher: Fetch = fetch): Promise<void> {
   const config = env as Bindings & RidDssConfig;
   if (!config.RID_DSS_BASE_URL) return;
-  const url = `${config.RID_DSS_BASE_URL.replace(/\/$/, "")}/dss/identification_service_areas/${isa.id}/${isa.version}`;
+  const res = await call(config, isaUrl(config, isa.id, isa.version), "DELETE", undefined, fetcher);
+  if (res.status === 404) return;
+  if (!res.ok) throw new DssUnavailable(`the DSS answered ${res.status}`, res.status);
+  await notifyAll(config, isa.id, subscribersOf(res.body), undefined, undefined, fetcher);
+}
+
+/** The ISA's current version at the DSS (after a 409), or null when the DSS does not have it. */
+export async function isaVersion(
+  env: Bindings,
+  isaId: string,
+  fetcher: Fetch = fetch,
+): Promise<string | null> {
+  const config = env as Bindings & RidDssConfig;
+  if (!config.RID_DSS_BASE_URL) throw new DssUnavailable("RID_DSS_BASE_URL is not set");
+  const res = await call(config, isaUrl(config, isaId), "GET", undefined, fetcher);
+  if (res.status === 404) return null;
+  const version = (res.body as { service_area?: { version?: unknown } } | null)?.service_area?.version;
+  if (!res.ok || typeof version !== "string")
+    throw new DssUnavailable(`the DSS answered ${res.status}`, res.status);
+  return version;
+}
+
+/** Deletes a registered ISA and notifies its subscribers; a DSS that is down is logged, not fatal. */
+export async function removeIsa(env: Bindings, isa: RegisteredIsa, fetcher: Fetch = fetch): Promise<void> {
   try {
-    const res = await call(config, url, "DELETE", undefined, fetcher);
-    if (!res.ok) throw new Error(`the DSS answered ${res.status}`);
-    await notifyAll(config, isa.id, subscribersOf(res.body), undefined, undefined, fetcher);
+    await deleteIsa(env, isa, fetcher);
   } catch (err) {
     console.error(
       JSON.stringify({ level: "warn", msg: "ISA deletion failed", isa: isa.id, error: String(err) }),

@@ -1,7 +1,7 @@
 /**
- * The flights network Remote ID reports (worker/services/remoteId.ts): every account's, public or
- * not, whose window holds the moment or which hold an open telemetry session and have not ended.
- * Their positions live in each flight's Durable Object, not here.
+ * A flight as network Remote ID's details read it (worker/services/remoteId.ts), any account's,
+ * public or not. Which flights are live near a view is livePositions.ts's; their positions live in
+ * each flight's Durable Object.
  */
 
 export interface RemoteIdFlightRow {
@@ -27,20 +27,6 @@ const toFlight = (r: Row): RemoteIdFlightRow => ({
   startTime: r.start_time,
   endTime: r.end_time,
 });
-
-/** Flights live at `now`, at most `limit`, most recently started first. */
-export async function liveFlights(db: D1Database, now: number, limit: number): Promise<RemoteIdFlightRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT id, latitude, longitude, start_time, end_time FROM flights
-       WHERE end_time >= ?1 AND (start_time <= ?1
-         OR id IN (SELECT flight_id FROM telemetry_sessions WHERE closed_at IS NULL))
-       ORDER BY start_time DESC LIMIT ?2`,
-    )
-    .bind(now, limit)
-    .all<Row>();
-  return results.map(toFlight);
-}
 
 /** Any account's flight by id. */
 export async function remoteIdFlight(db: D1Database, id: string): Promise<RemoteIdFlightRow | null> {

@@ -1,8 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ConformanceEvent } from "../domain/conformance";
 import type { Bindings } from "../env";
+import { IsaOutbox } from "./isaOutbox";
 import { LazyTables } from "./lazyTables";
 import { type FreshRecord, LiveFeed } from "./liveFeed";
+import { LivePositionIndex } from "./livePositions";
 import { WebhookOutbox } from "./webhookOutbox";
 
 /** One decoded record as the relay forwards it; (session, datagram, index) names it uniquely. */
@@ -87,6 +89,10 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   private readonly live = new LiveFeed(this.ctx, this.env);
   /** Conformance events to the account's webhook, delivered by the alarm (webhookOutbox.ts). */
   private readonly outbox = new WebhookOutbox(this.ctx, this.env);
+  /** Where the flight reports from, for network Remote ID's views (livePositions.ts). */
+  private readonly positions = new LivePositionIndex(this.ctx, this.env);
+  /** The flight's F3411 Identification Service Areas, registered by the alarm (isaOutbox.ts). */
+  private readonly isa = new IsaOutbox(this.ctx, this.env);
 
   /** Stores the records not stored before, then monitors and streams them; returns how many were new. */
   async ingest(records: TelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
@@ -116,7 +122,9 @@ export class FlightTelemetry extends DurableObject<Bindings> {
       }
     });
     await this.live.stored(fresh);
+    if (stored > 0) await this.positions.stored(fresh);
     if (stored > 0) await this.queueWebhooks();
+    if (stored > 0) await this.queueIsa(fresh);
     return { stored, duplicates: records.length - stored };
   }
 
@@ -215,12 +223,17 @@ export class FlightTelemetry extends DurableObject<Bindings> {
 
   /** Forgets the flight's telemetry: a deleted flight leaves nothing behind. */
   async erase(): Promise<void> {
+    // ISAs registered at the DSS outlive the erase until the alarm has deleted them (isaOutbox.ts).
+    const registered = this.isa.registered();
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();
     this.tableReady = false;
     this.remoteIdTables.forget();
     this.live.reset();
     this.outbox.reset();
+    await this.positions.erased();
+    this.isa.reset();
+    if (this.isa.requeue(registered)) await this.armForIsa();
   }
 
   /** Server-Sent Events of records and conformance events; `after` is the Last-Event-ID (null: only new). */
@@ -250,7 +263,42 @@ export class FlightTelemetry extends DurableObject<Bindings> {
       await this.outbox.deliverDue();
     } finally {
       await this.armForWebhooks();
+      await this.runIsaOutbox();
     }
+  }
+
+  /** Closes the flight's open ISA (end-comm, the flight's end); the alarm deletes it at the DSS. */
+  async closeLiveIsa(): Promise<void> {
+    if (this.isa.close()) await this.armForIsa();
+  }
+
+  /** Notes positions for the flight's ISA (not an injected test flight's: it has its own); never throws. */
+  private async queueIsa(fresh: FreshRecord[]): Promise<void> {
+    try {
+      if (this.isa.enabled() && this.remoteIdDeclared() === null) this.isa.noted(fresh);
+      // Also when nothing changed: the live feed may just have moved the alarm past a pending retry.
+      await this.armForIsa();
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", message: "ISA queue failed", error: String(err) }));
+    }
+  }
+
+  /** The ISA outbox's turn of the alarm (after the others have set theirs); failures stay queued. */
+  private async runIsaOutbox(): Promise<void> {
+    try {
+      // A deleted flight kept only its ISAs' deletions: once done, nothing of it stays.
+      if (await this.isa.work()) return await this.erase();
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", message: "ISA outbox failed", error: String(err) }));
+    }
+    await this.armForIsa();
+  }
+
+  private async armForIsa(): Promise<void> {
+    const due = this.isa.nextDue();
+    if (due === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || due < current) await this.ctx.storage.setAlarm(due);
   }
 
   /** Queues new conformance events for the webhook; delivery waits for the alarm, never the ingest. */
