@@ -1,5 +1,12 @@
 import type { IngestResult, RecordRow, SessionRecords } from "../proto/ingest";
-import { JsonBytes } from "./jsonBytes";
+import {
+  ByteWriter,
+  isPackedBatch,
+  packBatchHeader,
+  packRecord,
+  packSession,
+  unpackBatch,
+} from "../proto/packedBatch";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
 import type { Spool, SpoolFile } from "./spool";
@@ -19,9 +26,9 @@ export interface ForwarderOptions {
   retryMaxMs: number;
 }
 
-/** A batch in memory (`body`, its JSON), or one read back from the spool (then `file` names it). */
+/** A batch in memory (`body`, packed), or one read back from the spool (then `file` names it). */
 interface Batch {
-  /** The batch as the JSON text (UTF-8) of a SessionRecords[]: posted and spooled as it is. */
+  /** The batch as proto/packedBatch.ts packs it: posted and spooled as it is. */
   body?: Buffer;
   file?: SpoolFile;
   /** Records in the batch. */
@@ -33,20 +40,17 @@ interface Batch {
 }
 
 /**
- * A session's part of the batch being filled: its rows and datagram identities as JSON text, each
- * list without its brackets. The writers go back to a pool when the batch is cut.
+ * A session's part of the batch being filled: its records, packed. The writer goes back to a pool when
+ * the batch is cut.
  */
 interface PendingSession {
   flightId: string;
   sessionId: string;
-  rows: JsonBytes;
-  datagrams: JsonBytes;
+  records: ByteWriter;
+  count: number;
 }
 
-const COMMA = 0x2c;
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
-/** Writers kept for reuse at most (two per session of a batch)… */
+/** Writers kept for reuse at most (one per session of a batch)… */
 const POOLED_WRITERS = 256;
 /** …of which this many may have grown beyond LARGE_WRITER bytes (a busy session's rows). */
 const POOLED_LARGE_WRITERS = 8;
@@ -61,9 +65,9 @@ const LARGE_WRITER = 16 * 1024;
 export class Forwarder {
   /** The batch being filled, by session. */
   private readonly pending = new Map<string, PendingSession>();
-  private readonly pool: JsonBytes[] = [];
+  private readonly pool: ByteWriter[] = [];
   /** Where a batch is assembled before it is copied out in a buffer of its own. */
-  private readonly assembly = new JsonBytes(64 * 1024);
+  private readonly assembly = new ByteWriter(64 * 1024);
   private pendingSize = 0;
   private pendingBytes = 0;
   private pendingFirstReceivedAt = 0;
@@ -82,8 +86,8 @@ export class Forwarder {
   private closing = false;
 
   constructor(
-    /** Posts the JSON text (UTF-8) of a SessionRecords[]. */
-    private readonly post: (sessions: Buffer) => Promise<IngestResult>,
+    /** Posts a batch: packed, or the JSON text of a SessionRecords[] spooled by an older relay. */
+    private readonly post: (batch: Buffer) => Promise<IngestResult>,
     private readonly spool: Spool,
     private readonly options: ForwarderOptions,
     private readonly metrics: RelayMetrics,
@@ -97,7 +101,7 @@ export class Forwarder {
     return this.pendingSize + this.waitingRecords + this.inFlightRecords;
   }
 
-  /** The JSON text of the records in memory, in bytes. */
+  /** The records in memory, packed, in bytes. */
   get queuedBytes(): number {
     return this.pendingBytes + this.waitingBytes + this.inFlightBytes;
   }
@@ -111,45 +115,29 @@ export class Forwarder {
   }
 
   /**
-   * Queues a record; `datagram` names its datagram, so the worker stores it once however it arrives:
-   * a string, or bytes `start` to `end` of `datagram` (posted as their base64). The row and the bytes
-   * are written into the batch's text at once: the caller may reuse them.
+   * Queues a record; bytes `start` to `end` of `datagram` name its datagram, so the worker stores it
+   * once however it arrives. The row and the bytes are packed into the batch at once: the caller may
+   * reuse them.
    */
   enqueue(
     flightId: string,
     sessionId: string,
     row: RecordRow,
-    datagram: string | Uint8Array,
+    datagram: Uint8Array,
     start = 0,
     end = datagram.length,
   ): void {
     let session = this.pending.get(sessionId);
     if (session === undefined) {
-      session = { flightId, sessionId, rows: this.writer(), datagrams: this.writer() };
+      session = { flightId, sessionId, records: this.writer(), count: 0 };
       this.pending.set(sessionId, session);
     }
-    const { rows, datagrams } = session;
-    const before = rows.length + datagrams.length;
-    if (rows.length > 0) {
-      rows.byte(COMMA);
-      datagrams.byte(COMMA);
-    }
-    // Its numbers are finite (the intake checks them): written as JSON.stringify() writes them.
-    rows.byte(OPEN);
-    rows.number(row[0]);
-    rows.byte(COMMA);
-    rows.number(row[1]);
-    rows.byte(COMMA);
-    rows.string(row[2]);
-    for (let i = 3; i < row.length; i++) {
-      rows.byte(COMMA);
-      rows.number(row[i] as number);
-    }
-    rows.byte(CLOSE);
-    if (typeof datagram === "string") datagrams.string(datagram);
-    else datagrams.base64String(datagram, start, end);
+    const { records } = session;
+    const before = records.length;
+    packRecord(records, row, datagram, start, end);
+    session.count++;
     if (this.pendingSize === 0) this.pendingFirstReceivedAt = row[4];
-    this.pendingBytes += rows.length + datagrams.length - before;
+    this.pendingBytes += records.length - before;
     this.pendingSize++;
     if (this.pendingSize >= this.options.batchSize) this.cut();
     else if (this.pendingSize === 1) this.timer = setTimeout(() => this.cut(), this.options.batchDelayMs);
@@ -188,24 +176,14 @@ export class Forwarder {
     const flights = new Map<string, string>();
     const out = this.assembly;
     out.reset();
-    out.byte(OPEN);
+    packBatchHeader(out);
     for (const s of this.pending.values()) {
       flights.set(s.sessionId, s.flightId);
-      if (out.length > 1) out.byte(COMMA);
-      out.ascii('{"flight_id":');
-      out.string(s.flightId);
-      out.ascii(',"session_id":');
-      out.string(s.sessionId);
-      out.ascii(',"records":[');
-      out.append(s.rows);
-      out.ascii('],"datagrams":[');
-      out.append(s.datagrams);
-      out.ascii("]}");
-      this.release(s.rows);
-      this.release(s.datagrams);
+      packSession(out, s.flightId, s.sessionId, s.count);
+      out.copy(s.records.written());
+      this.release(s.records);
     }
-    out.byte(CLOSE);
-    const body = out.copy();
+    const body = Buffer.from(out.written());
     this.waiting.push({
       body,
       size: this.pendingSize,
@@ -222,14 +200,14 @@ export class Forwarder {
   }
 
   /** An empty writer, from the pool when one is free. */
-  private writer(): JsonBytes {
+  private writer(): ByteWriter {
     const writer = this.pool.pop();
-    if (writer === undefined) return new JsonBytes(1024);
+    if (writer === undefined) return new ByteWriter(1024);
     writer.reset();
     return writer;
   }
 
-  private release(writer: JsonBytes): void {
+  private release(writer: ByteWriter): void {
     const room = writer.capacity > LARGE_WRITER ? POOLED_LARGE_WRITERS : POOLED_WRITERS;
     if (this.pool.length < room) this.pool.push(writer);
   }
@@ -329,12 +307,17 @@ export class Forwarder {
     }
   }
 
-  /** A spooled batch's text, checked and described (its flights, its oldest record) on the way. */
+  /**
+   * A spooled batch, checked and described (its flights, its oldest record) on the way: packed, or
+   * the JSON text an older relay spooled.
+   */
   private async readSpooled(batch: Batch): Promise<Buffer | undefined> {
     const file = batch.file!;
     try {
       const text = await this.spool.read(file);
-      const sessions = JSON.parse(text.toString("utf8")) as SessionRecords[];
+      const sessions = isPackedBatch(text)
+        ? unpackBatch(text)
+        : (JSON.parse(text.toString("utf8")) as SessionRecords[]);
       if (!Array.isArray(sessions)) throw new Error("not a list of sessions");
       batch.flights = new Map(sessions.map((s) => [s.session_id, s.flight_id]));
       batch.firstReceivedAt = sessions[0]?.records?.[0]?.[4];

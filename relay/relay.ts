@@ -48,7 +48,7 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
   );
   const spool = new Spool(config.spoolDir, config.maxSpoolBytes);
   const forwarder = new Forwarder(
-    (sessions) => worker.postRecordsText(sessions),
+    (batch) => worker.postBatch(batch),
     spool,
     {
       batchSize: config.batchSize,

@@ -2,17 +2,20 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } f
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-/** A spooled batch: `<ms>-<sequence>-<records>.json`, so its size is known without reading it. */
+/**
+ * A spooled batch: `<ms>-<sequence>-<records>.batch` (packed; `.json` from older relays), so its size
+ * is known without reading it.
+ */
 export interface SpoolFile {
   name: string;
   records: number;
   bytes: number;
 }
 
-const FILE = /^\d{15}-\d{6}-(\d+)\.json$/;
+const FILE = /^\d{15}-\d{6}-(\d+)\.(?:batch|json)$/;
 
 /**
- * Batches the worker could not take yet, one JSON file each, written atomically (temporary name,
+ * Batches the worker could not take yet, one file each, written atomically (temporary name,
  * then rename) so a crash never leaves half a batch. Oldest first; bounded in bytes.
  */
 export class Spool {
@@ -46,10 +49,7 @@ export class Spool {
     return this.totalBytes;
   }
 
-  /**
-   * Writes a batch, the JSON text of a SessionRecords[] (a string, or its UTF-8 bytes); false when the
-   * spool is full and the batch was not written.
-   */
+  /** Writes a batch as the forwarder holds it; false when the spool is full and it was not written. */
   async write(text: string | Uint8Array, records: number): Promise<boolean> {
     const file = this.prepare(text, records);
     if (!file) return false;
@@ -82,7 +82,7 @@ export class Spool {
     this.claimed.delete(file.name);
   }
 
-  /** A batch's text as written, in UTF-8 bytes (the JSON of a SessionRecords[]). */
+  /** A batch's bytes as written. */
   read(file: SpoolFile): Promise<Buffer> {
     return readFile(path.join(this.dir, file.name));
   }
@@ -103,7 +103,7 @@ export class Spool {
     const bytes = Buffer.byteLength(text);
     if (this.totalBytes + bytes > this.maxBytes) return undefined;
     const sequence = String(this.sequence++ % 1_000_000).padStart(6, "0");
-    const name = `${String(Date.now()).padStart(15, "0")}-${sequence}-${records}.json`;
+    const name = `${String(Date.now()).padStart(15, "0")}-${sequence}-${records}.batch`;
     return { name, records, bytes };
   }
 

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { IngestResult, RelaySession, SessionRecords } from "../proto/ingest";
+import type { IngestResult, RelaySession } from "../proto/ingest";
+import { isPackedBatch, PACKED_BATCH_TYPE } from "../proto/packedBatch";
 import { SessionKey } from "./crypto";
 
 /** The worker's internal relay API (/internal/v1), authenticated by the relay credential. */
@@ -52,29 +53,33 @@ export class WorkerClient {
     return { id: data.session_id, key: new SessionKey(Buffer.from(data.key, "base64")) };
   }
 
-  async postRecords(sessions: SessionRecords[]): Promise<IngestResult> {
-    return this.postRecordsText(JSON.stringify(sessions));
-  }
-
-  /** The same with the sessions already as JSON text (the forwarder builds batches as UTF-8 bytes). */
-  async postRecordsText(sessions: string | Uint8Array): Promise<IngestResult> {
-    const body =
-      typeof sessions === "string"
-        ? `{"sessions":${sessions}}`
-        : Buffer.concat([SESSIONS_OPEN, sessions, SESSIONS_CLOSE]);
-    const res = await this.call("POST", "/internal/v1/telemetry", body);
+  /**
+   * Posts a batch as the forwarder holds it: packed (proto/packedBatch.ts), or the JSON text of a
+   * SessionRecords[] (an older relay's spool), sent as the JSON ingest request.
+   */
+  async postBatch(batch: Buffer): Promise<IngestResult> {
+    const packed = isPackedBatch(batch);
+    const body = packed ? batch : Buffer.concat([SESSIONS_OPEN, batch, SESSIONS_CLOSE]);
+    const res = await this.call(
+      "POST",
+      "/internal/v1/telemetry",
+      body,
+      [],
+      packed ? PACKED_BATCH_TYPE : undefined,
+    );
     return (JSON.parse(res.body) as { data: IngestResult }).data;
   }
 
   private async call(
     method: string,
     path: string,
-    body?: string | Uint8Array,
+    body?: Uint8Array,
     expected: number[] = [],
+    contentType = "application/json",
   ): Promise<{ status: number; body: string }> {
     let res: { status: number; body: string };
     try {
-      res = await this.send(method, path, body);
+      res = await this.send(method, path, body, contentType);
     } catch (err) {
       throw new WorkerError(`worker unreachable: ${(err as Error).message}`, true);
     }
@@ -86,7 +91,8 @@ export class WorkerClient {
   private send(
     method: string,
     path: string,
-    body?: string | Uint8Array,
+    body: Uint8Array | undefined,
+    contentType: string,
   ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const req = this.request(
@@ -99,9 +105,7 @@ export class WorkerClient {
             Authorization: this.authorization,
             // Identity: the answers are small, and gunzipping each costs more than it saves.
             "Accept-Encoding": "identity",
-            ...(body === undefined
-              ? {}
-              : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) }),
+            ...(body === undefined ? {} : { "Content-Type": contentType, "Content-Length": body.byteLength }),
           },
         },
         (res) => {

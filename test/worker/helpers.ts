@@ -34,8 +34,10 @@ export async function call(path: string, options: Call = {}) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers["X-API-Key"] = options.apiKey;
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
-  if (options.body !== undefined) {
+  let body: string | Uint8Array<ArrayBuffer> | undefined;
+  if (options.body instanceof Uint8Array) {
+    body = options.body as Uint8Array<ArrayBuffer>;
+  } else if (options.body !== undefined) {
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
     headers["Content-Type"] ??= "application/json";
   }

@@ -1,5 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { RecordRow } from "../../proto/ingest";
+import {
+  ByteWriter,
+  PACKED_BATCH_TYPE,
+  packBatchHeader,
+  packRecord,
+  packSession,
+} from "../../proto/packedBatch";
 import { flightAt, hour, iso } from "./flightFixtures";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
@@ -259,6 +267,91 @@ describe("the relay's internal API", () => {
       expect(res.status).toBe(400);
       expect(res.json.data.errors.map((e: { name: string }) => e.name)).toContain(name);
     }
+  });
+});
+
+/** Records packed as the relay posts them: one session, each record's datagram named by `d<serial>`. */
+function packed(flightId: string, sessionId: string, rows: RecordRow[]): Uint8Array {
+  const out = new ByteWriter();
+  packBatchHeader(out);
+  packSession(out, flightId, sessionId, rows.length);
+  for (const row of rows) packRecord(out, row, new TextEncoder().encode(`d${row[0]}`));
+  return out.written().slice();
+}
+
+const postPacked = (body: Uint8Array) =>
+  call("/internal/v1/telemetry", {
+    method: "POST",
+    headers: { ...RELAY, "Content-Type": PACKED_BATCH_TYPE },
+    body,
+  });
+
+describe("the relay's packed batches", () => {
+  it("are stored exactly as JSON posts of the same records, every value to the last bit", async () => {
+    const p = await pilot();
+    const { flightId, sessionId } = await flightInSession(p);
+    // A float32 widened to a double: the relay's most expensive number to write as JSON text.
+    const agl = Math.fround(42.1);
+    const rows: RecordRow[] = [
+      [1, 0, "position", 1000, Date.now(), 47.3769251, 8.541694, agl, 450.25, 1.5],
+      [1, 1, "barometer", 1000, Date.now(), 1013.25],
+    ];
+    const res = await postPacked(packed(flightId, sessionId, rows));
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual({ stored: 2, duplicates: 0, refused: [] });
+    // The same records as JSON, their datagrams named alike: duplicates, stored once.
+    const json = await call("/internal/v1/telemetry", {
+      method: "POST",
+      headers: RELAY,
+      body: {
+        sessions: [
+          {
+            flight_id: flightId,
+            session_id: sessionId,
+            records: rows,
+            datagrams: rows.map((r) => btoa(`d${r[0]}`)),
+          },
+        ],
+      },
+    });
+    expect(json.json.data).toEqual({ stored: 0, duplicates: 2, refused: [] });
+    const back = (await readBack(p, flightId)).json.data.results;
+    const position = back.find((r: { type: string }) => r.type === "position");
+    expect(position).toMatchObject({
+      latitude: 47.3769251,
+      longitude: 8.541694,
+      altitude_agl: agl,
+      altitude_msl: 450.25,
+      horizontal_accuracy: 1.5,
+    });
+  });
+
+  it("are validated like JSON posts, and a damaged batch is a 400 naming the byte", async () => {
+    const p = await pilot();
+    const { flightId, sessionId } = await flightInSession(p);
+    const bad = await postPacked(
+      packed(flightId, sessionId, [[1, 0, "position", 1000, Date.now(), 91, 8.5, 1, 1, 1]]),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.json.data.errors.map((e: { name: string }) => e.name)).toContain(
+      "sessions.0.records.0.latitude",
+    );
+    const whole = packed(flightId, sessionId, [[1, 0, "barometer", 1000, Date.now(), 1000]]);
+    const truncated = await postPacked(whole.subarray(0, whole.length - 3));
+    expect(truncated.status).toBe(400);
+    expect(truncated.json.data.errors[0]).toMatchObject({
+      name: "body",
+      message: expect.stringMatching(/truncated at byte \d+/),
+    });
+    const notPacked = await postPacked(new TextEncoder().encode("[]"));
+    expect(notPacked.status).toBe(400);
+    const other = await call("/internal/v1/telemetry", {
+      method: "POST",
+      headers: { ...RELAY, "Content-Type": "application/octet-stream" },
+      body: whole,
+    });
+    expect(other.status).toBe(415);
+    expect((await readBack(p, flightId)).json.data.results).toHaveLength(0);
   });
 });
 

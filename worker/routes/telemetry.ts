@@ -1,19 +1,21 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { datagramIdentity, IngestRequest, IngestResult, RelaySession } from "../../proto/ingest";
+import { PACKED_BATCH_TYPE, PackedBatchError, unpackBatch } from "../../proto/packedBatch";
 import { namedFields, RECORD_TYPES, recordKinds } from "../../proto/records";
-import { createRouter } from "../app";
+import { createRouter, validationError } from "../app";
 import { flightState } from "../domain/flightState";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { badRequest, conflict, notFound } from "../lib/errors";
 import { toBase64 } from "../lib/hash";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
-import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
+import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
 import { ownFlight, pilotsFlight } from "../middleware/ownFlight";
 import { requireRelayCredential } from "../middleware/relayCredential";
 import { requireToken } from "../middleware/token";
 import { TelemetryPage } from "../schemas/telemetry";
+import { closeLiveIsa } from "../services/liveIsa";
 import { closeSessions, findOpenSession, findSessions, openSession } from "../store/telemetrySessions";
 import { type TelemetryQuery, type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { newSessionKey, sealKey, unsealKey } from "../telemetry/sessionKeys";
@@ -93,7 +95,16 @@ const ingest = createRoute({
   path: "/internal/v1/telemetry",
   hide: true,
   middleware: [requireRelayCredential] as const,
-  request: { body: jsonBody(IngestRequest) },
+  request: {
+    // Either: JSON, or the relay's packed batch (proto/packedBatch.ts), unpacked and validated alike.
+    body: {
+      content: {
+        "application/json": { schema: IngestRequest },
+        [PACKED_BATCH_TYPE]: { schema: z.string().openapi({ format: "binary" }) },
+      },
+      required: false,
+    },
+  },
   responses: responses(
     IngestResult,
     "What was stored; records of unknown or already closed sessions are refused",
@@ -120,6 +131,7 @@ export const telemetryRoutes = createRouter()
   .openapi(endComm, async (c) => {
     const { flight } = c.var;
     await closeSessions(c.var.db, flight.id, Date.now());
+    await closeLiveIsa(c.env, flight.id);
     return success(c, null);
   })
   .openapi(readTelemetry, async (c) => {
@@ -161,7 +173,13 @@ export const telemetryRoutes = createRouter()
     return success(c, { session_id: session.id, key: toBase64(key) });
   })
   .openapi(ingest, async (c) => {
-    const { sessions: posted } = c.req.valid("json");
+    const json = c.req.valid("json");
+    const posted = c.req.header("content-type")?.startsWith(PACKED_BATCH_TYPE)
+      ? unpackedSessions(new Uint8Array(await c.req.arrayBuffer()))
+      : typeof json === "object"
+        ? json.sessions
+        : undefined;
+    if (!posted) throw badRequest("body", "post {sessions: […]} as JSON, or a packed batch");
     const known = await findSessions(c.var.db, [...new Set(posted.map((p) => p.session_id))]);
     const byFlight = new Map<string, TelemetryRecord[]>();
     const refused: IngestResult["refused"] = [];
@@ -197,6 +215,20 @@ export const telemetryRoutes = createRouter()
       refused,
     });
   });
+
+/** A packed batch's sessions, validated exactly as a JSON post's. */
+function unpackedSessions(bytes: Uint8Array): IngestRequest["sessions"] {
+  let sessions: unknown;
+  try {
+    sessions = unpackBatch(bytes);
+  } catch (err) {
+    if (err instanceof PackedBatchError) throw badRequest("body", err.message);
+    throw err;
+  }
+  const checked = IngestRequest.safeParse({ sessions });
+  if (!checked.success) throw validationError(checked.error.issues);
+  return checked.data.sessions;
+}
 
 function parseTypes(text: string): string[] {
   const types = [...new Set(text.split(",").map((t) => t.trim()))];
