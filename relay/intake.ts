@@ -12,6 +12,7 @@ import {
 } from "../proto/datagram";
 import type { RecordRow } from "../proto/ingest";
 import type { TelemetrySchema } from "../proto/messages";
+import { unchain } from "./crypto";
 import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
@@ -21,6 +22,8 @@ import type { SessionGuards } from "./sessionGuard";
 
 /** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
 const MAX_WAITING_FOR_KEY = 10_000;
+/** Datagrams with a cached key decrypted together at most (see Intake.flush). */
+const DECRYPT_BATCH = 256;
 const noop = () => {};
 
 /**
@@ -80,9 +83,26 @@ interface Framed {
   ivStart: number;
 }
 
+/** A datagram with a cached key, held until this turn of the event loop ends (see Intake.flush). */
+interface Queued extends Framed {
+  source: string;
+  entry: KeyEntry;
+  receivedAt: number;
+}
+
 export class Intake {
   private waitingForKey = 0;
   private readonly decoder: RecordDecoder;
+  /** Datagrams waiting to be decrypted together, reused slots: `queuedCount` of them are live. */
+  private readonly queued: Queued[] = [];
+  private queuedCount = 0;
+  private flushScheduled = false;
+  /** Where a run of datagrams' ciphertexts is put side by side for one cipher call. */
+  private scratch = Buffer.alloc(64 * 1024);
+  private readonly flushSoon = () => {
+    this.flushScheduled = false;
+    this.flush();
+  };
   /** The datagram being handled, parsed into this one object (copied only to wait for a look-up). */
   private readonly framed: Framed = { bytes: Buffer.alloc(0), serial: 0, flightId: "", ivStart: 0 };
   /** The last flight id seen, as bytes and as the string: a flight's datagrams mostly come in runs. */
@@ -167,7 +187,7 @@ export class Intake {
     if (failure) return failure;
     const framed = this.framed;
     const entry = this.parts.keys.peek(framed.flightId, now);
-    if (entry) return this.open(framed, source, entry, now, true);
+    if (entry) return this.queue(framed, source, entry, now);
     if (!(this.parts.flightIds ?? ISSUED_FLIGHT_ID).test(framed.flightId)) return "bad_flight_id";
     // A source that has used up its failure budget may not make the relay ask the worker; joining a
     // look-up under way costs nothing.
@@ -176,6 +196,83 @@ export class Intake {
     return this.afterLookUp(() => this.parts.keys.load(held.flightId, now), held, source, "key_unavailable");
   }
 
+  /**
+   * Holds a datagram whose key is cached for flush(), which decrypts the datagrams of one turn of the
+   * event loop together: a cipher call per datagram was the relay's largest cost per datagram under a
+   * flood. A replay the session already remembers is dropped here, before any decryption.
+   */
+  private queue(framed: Framed, source: string, entry: KeyEntry, now: number): string | undefined {
+    const session = entry.session;
+    if (!session) return "unknown_flight";
+    const { guards } = this.parts;
+    const { bytes } = framed;
+    const last = bytes.length - CIPHER_BLOCK_BYTES;
+    if (guards.seen(guards.get(session.id, now), bytes.readUInt32LE(last), bytes.readUInt32LE(last + 4)))
+      return "replayed";
+    let slot = this.queued[this.queuedCount];
+    if (slot === undefined) {
+      slot = { ...framed, source, entry, receivedAt: now };
+      this.queued.push(slot);
+    } else {
+      slot.bytes = bytes;
+      slot.serial = framed.serial;
+      slot.flightId = framed.flightId;
+      slot.ivStart = framed.ivStart;
+      slot.source = source;
+      slot.entry = entry;
+      slot.receivedAt = now;
+    }
+    this.queuedCount++;
+    if (this.queuedCount === DECRYPT_BATCH) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushSoon);
+    }
+    return undefined;
+  }
+
+  /**
+   * Decrypts the held datagrams, a run of one session's datagrams with one cipher call (ECB over all
+   * their blocks, the CBC chaining done per datagram), then opens each in arrival order. Runs by itself
+   * once per turn of the event loop; the relay calls it once more when it stops.
+   */
+  flush(): void {
+    const count = this.queuedCount;
+    this.queuedCount = 0;
+    for (let first = 0; first < count; ) {
+      const key = this.queued[first]!.entry.session!.key;
+      let end = first;
+      let bytes = 0;
+      for (; end < count && this.queued[end]!.entry.session!.key === key; end++) {
+        const q = this.queued[end]!;
+        bytes += q.bytes.length - q.ivStart - IV_BYTES;
+      }
+      if (this.scratch.length < bytes) this.scratch = Buffer.alloc(Math.max(bytes, this.scratch.length * 2));
+      let at = 0;
+      for (let i = first; i < end; i++) {
+        const q = this.queued[i]!;
+        at += q.bytes.copy(this.scratch, at, q.ivStart + IV_BYTES);
+      }
+      const plain = key.decryptBlocks(this.scratch.subarray(0, bytes));
+      at = 0;
+      for (let i = first; i < end; i++) {
+        const q = this.queued[i]!;
+        const cipherStart = q.ivStart + IV_BYTES;
+        const length = q.bytes.length - cipherStart;
+        const payload = unchain(plain.subarray(at, at + length), q.bytes, q.ivStart, cipherStart);
+        at += length;
+        try {
+          const dropped = this.opened(q, q.source, q.entry, payload, q.receivedAt, true);
+          if (dropped) this.drop(dropped, q.source, q.receivedAt, FAILURES.has(dropped));
+        } catch (err) {
+          this.failed(err);
+        }
+      }
+      first = end;
+    }
+  }
+
+  /** One datagram, decrypted on its own (after a key look-up). */
   private open(
     datagram: Framed,
     source: string,
@@ -185,22 +282,50 @@ export class Intake {
   ): string | undefined {
     const session = entry.session;
     if (!session) return "unknown_flight";
+    const payload = session.key.decryptAt(
+      datagram.bytes,
+      datagram.ivStart,
+      datagram.ivStart + IV_BYTES,
+      datagram.bytes.length,
+    );
+    return this.opened(datagram, source, entry, payload, now, mayRefetch);
+  }
+
+  /**
+   * The rest of a datagram's way once decrypted (`payload` undefined: the padding did not check out):
+   * a failure may look the key up again, then the replay memory, the session's rate limit, and its
+   * records decoded and forwarded.
+   */
+  private opened(
+    datagram: Framed,
+    source: string,
+    entry: KeyEntry,
+    payload: Buffer | undefined,
+    now: number,
+    mayRefetch: boolean,
+  ): string | undefined {
+    const session = entry.session!;
     const { guards } = this.parts;
     const guard = guards.get(session.id, now);
     // The last ciphertext block names the datagram (see sessionGuard.ts); 64 bits of it are remembered.
     const { bytes } = datagram;
-    const cipherStart = datagram.ivStart + IV_BYTES;
     const end = bytes.length;
     const last = end - CIPHER_BLOCK_BYTES;
     const hi = bytes.readUInt32LE(last);
     const lo = bytes.readUInt32LE(last + 4);
+    // Checked again: a copy may have come in the same batch, or while the key was looked up.
     if (guards.seen(guard, hi, lo)) return "replayed";
-    const payload = session.key.decryptAt(bytes, datagram.ivStart, cipherStart, end);
     if (!payload || !validFraming(payload)) {
       const failure = payload ? "bad_payload_framing" : "decrypt_failed";
       if (!mayRefetch || !this.mayLookUp(datagram.flightId, source, now)) return failure;
       const previous = session.id;
-      const held = datagram === this.framed ? { ...datagram } : datagram;
+      // The datagram's parts live in a reused object: the look-up keeps its own copy.
+      const held: Framed = {
+        bytes: datagram.bytes,
+        serial: datagram.serial,
+        flightId: datagram.flightId,
+        ivStart: datagram.ivStart,
+      };
       return this.afterLookUp(
         () => this.parts.keys.refetch(held.flightId, now),
         held,

@@ -154,6 +154,7 @@ export async function startRelay(config: RelayConfig, log: Log): Promise<Running
     async close() {
       clearInterval(sweeper);
       await new Promise<void>((resolve) => socket.close(() => resolve()));
+      intake.flush();
       await forwarder.close(Date.now() + config.shutdownMs);
       await new Promise((resolve) => metricsServer.close(resolve));
     },

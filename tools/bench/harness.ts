@@ -25,7 +25,21 @@ export interface Measurement {
   p99: number;
   /** Answers outside 2xx, plus requests that failed or timed out: any of them spoils a ratio. */
   non2xx: number;
+  /** What they were: counts by status code, "error" and "timeout". */
+  failures: Record<string, number>;
 }
+
+/** Adds counts by kind into `into`. */
+function addFailures(into: Record<string, number>, from: Record<string, number>): Record<string, number> {
+  for (const [kind, count] of Object.entries(from)) into[kind] = (into[kind] ?? 0) + count;
+  return into;
+}
+
+/** "500×12, timeout×3": what the non-2xx were, so a failed ratio says why. */
+export const failureText = (failures: Record<string, number>) =>
+  Object.entries(failures)
+    .map(([kind, count]) => `${kind}×${count}`)
+    .join(", ");
 
 export interface Load {
   path: string;
@@ -61,11 +75,21 @@ export async function measure(ctx: BenchContext, load: Load): Promise<Measuremen
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
+    failures: failuresOf(result),
   };
 }
 
+function failuresOf(result: autocannon.Result): Record<string, number> {
+  const failures: Record<string, number> = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {}))
+    if (!code.startsWith("2")) failures[code] = (stats as { count: number }).count;
+  if (result.errors > 0) failures.error = result.errors;
+  if (result.timeouts > 0) failures.timeout = result.timeouts;
+  return failures;
+}
+
 export function report(label: string, m: Measurement): void {
-  const errors = m.non2xx > 0 ? `  (${m.non2xx} non-2xx!)` : "";
+  const errors = m.non2xx > 0 ? `  (${m.non2xx} non-2xx: ${failureText(m.failures)}!)` : "";
   console.log(
     `  ${label.padEnd(44)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms${errors}`,
   );
@@ -84,6 +108,7 @@ export interface Summary {
   p50: number;
   p99: number;
   non2xx: number;
+  failures: Record<string, number>;
   /** Requests/s of each round, in order. */
   samples: number[];
   min: number;
@@ -114,6 +139,7 @@ export function summarize(samples: Measurement[]): Summary {
     p50: median(samples.map((m) => m.p50)),
     p99: median(samples.map((m) => m.p99)),
     non2xx: samples.reduce((n, m) => n + m.non2xx, 0),
+    failures: samples.reduce((all, m) => addFailures(all, m.failures), {}),
     samples: rps,
     min: Math.min(...rps),
     max: Math.max(...rps),
@@ -164,7 +190,7 @@ export async function compare(
 /** One line per route of a comparison, then the ratio with its spread, or why it failed. */
 export function reportComparison(label: string, baselineLabel: string, c: Comparison, goal?: number): void {
   const line = (name: string, s: Summary) => {
-    const errors = s.non2xx > 0 ? `  (${s.non2xx} non-2xx or failed!)` : "";
+    const errors = s.non2xx > 0 ? `  (${s.non2xx} non-2xx or failed: ${failureText(s.failures)}!)` : "";
     console.log(
       `  ${name.padEnd(44)} ${String(s.rps).padStart(7)} req/s (${s.min}–${s.max})  p50 ${s.p50} ms  p99 ${s.p99} ms${errors}`,
     );
