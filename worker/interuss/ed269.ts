@@ -47,9 +47,10 @@ export interface Ed269Parsed {
   problems: string[];
 }
 
-const FEET = 0.3048;
-const CIRCLE_STEPS = 32;
-const isObject = (v: unknown): v is Record<string, unknown> =>
+/** Shared with ED-318's reader (./ed318.ts). */
+export const FEET = 0.3048;
+export const CIRCLE_STEPS = 32;
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Throws when the document is not ED-269 at all; zones it cannot use are reported, not fatal. */

@@ -1,6 +1,6 @@
 import circle from "@turf/circle";
 import type { Polygon, Position } from "../domain/geojson";
-import type { Ed269Volume, Ed269Zone, Restriction } from "./ed269";
+import { CIRCLE_STEPS, type Ed269Volume, type Ed269Zone, FEET, isObject, type Restriction } from "./ed269";
 
 /**
  * EUROCAE ED-318 (2024) UAS geographical zones: a GeoJSON FeatureCollection whose features carry
@@ -69,12 +69,6 @@ export interface Ed318Parsed {
   /** Why each refused feature was left out, naming the feature and the field. */
   problems: string[];
 }
-
-const FEET = 0.3048;
-const CIRCLE_STEPS = 32;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A field that breaks the schema: `field` is its path within the feature. */
 class FieldError extends Error {

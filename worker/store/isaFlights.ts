@@ -1,19 +1,12 @@
+import type { PlannedArea } from "../rid/liveIsa";
+
 /**
  * What an Identification Service Area of a live flight is drawn from (worker/telemetry/isaOutbox.ts):
  * the flight's take-off point, the box of its area (buffer included), its ceiling and its end.
  */
 
-export interface IsaFlightRow {
+export interface IsaFlightRow extends PlannedArea {
   id: string;
-  latitude: number;
-  longitude: number;
-  minLat: number;
-  minLng: number;
-  maxLat: number;
-  maxLng: number;
-  /** Meters above ground. */
-  maxAltitude: number;
-  endTime: number;
 }
 
 interface Row {

@@ -332,19 +332,11 @@ export class IsaOutbox {
     const attempts = row.attempts + 1;
     const error = err instanceof Error ? err.message : String(err);
     const now = Date.now();
-    if (row.status === "closing" && row.isa_end !== null && row.isa_end <= now) {
-      // The DSS lets the ISA lapse at its time_end: nothing left to delete.
-      sql.exec(
-        "UPDATE isa_outbox SET status = 'done', attempts = ?, last_error = ? WHERE isa_id = ?",
-        attempts,
-        error,
-        isaId,
-      );
-      return;
-    }
-    // Refused as asked (an area too large, say): asking again soon would not help.
+    // A deletion is given up when the DSS lets the ISA lapse at its time_end anyway (nothing left to
+    // delete), or when the DSS refuses it as asked (an area too large, say: asking again would not help).
+    const lapsed = row.isa_end !== null && row.isa_end <= now;
     const refused = err instanceof DssUnavailable && (err.status === 400 || err.status === 413);
-    if (refused && row.status === "closing") {
+    if (row.status === "closing" && (lapsed || refused)) {
       sql.exec(
         "UPDATE isa_outbox SET status = 'done', attempts = ?, last_error = ? WHERE isa_id = ?",
         attempts,

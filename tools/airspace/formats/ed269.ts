@@ -10,15 +10,16 @@ import { count, type Parsed } from "./source";
  * own (worker/interuss/ed269.ts), shared with the InterUSS geospatial-map data sources.
  */
 
-const SUBTYPE: Record<Restriction, string> = {
+/** A zone's restriction as the special-use subtype the rulesets color (ED-318's too, read as ED-269's). */
+export const SUBTYPE: Record<Restriction, string> = {
   PROHIBITED: "prohibited",
   REQ_AUTHORISATION: "restricted",
   CONDITIONAL: "conditional",
   NO_RESTRICTION: "no_restriction",
 };
 
-/** ED-269 vertical references in this service's codes. */
-const REFERENCE: Record<string, string> = { AGL: "AGL", AMSL: "MSL", WGS84: "MSL" };
+/** ED-269 (and ED-318) vertical references in this service's codes. */
+export const REFERENCE: Record<string, string> = { AGL: "AGL", AMSL: "MSL", WGS84: "MSL" };
 
 export function parseEd269Zones(text: string): Parsed {
   const parsed = parseEd269(JSON.parse(text));

@@ -1,6 +1,7 @@
 import { zoneGeometry } from "../../../worker/interuss/ed269";
 import { type Ed318Zone, parseEd318 } from "../../../worker/interuss/ed318";
 import type { AirspaceRecord } from "../dataset";
+import { REFERENCE, SUBTYPE } from "./ed269";
 import { count, type Parsed } from "./source";
 
 /**
@@ -12,16 +13,6 @@ import { count, type Parsed } from "./source";
  * schedules are kept in words: the zone counts for the whole span). Parsing is the worker's own
  * (worker/interuss/ed318.ts), which reads ED-318 into the ED-269 zone model.
  */
-
-const SUBTYPE: Record<Ed318Zone["restriction"], string> = {
-  PROHIBITED: "prohibited",
-  REQ_AUTHORISATION: "restricted",
-  CONDITIONAL: "conditional",
-  NO_RESTRICTION: "no_restriction",
-};
-
-/** ED-318 vertical references in this service's codes (as ed269's). */
-const REFERENCE: Record<string, string> = { AGL: "AGL", AMSL: "MSL", WGS84: "MSL" };
 
 export function parseEd318Zones(text: string): Parsed {
   const parsed = parseEd318(JSON.parse(text));
