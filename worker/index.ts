@@ -1,7 +1,5 @@
-import { drizzle } from "drizzle-orm/d1";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import * as schema from "../schema";
 import {
   createRouter,
   refuseOtherMethods,
@@ -42,6 +40,7 @@ import { telemetryRoutes } from "./routes/telemetry";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { noteRelaySeen } from "./services/relayHeartbeat";
+import { dbFor } from "./store/db";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -87,7 +86,7 @@ app.use(
 app.use(
   "*",
   createMiddleware<AppEnv>(async (c, next) => {
-    c.set("db", drizzle(c.env.DB, { schema }));
+    c.set("db", dbFor(c.env.DB));
     await next();
   }),
 );

@@ -1,12 +1,11 @@
-import { drizzle } from "drizzle-orm/d1";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
-import * as schema from "../../schema";
 import type { Account, AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { TtlCache } from "../lib/ttlCache";
 import { listCorsOrigins, someAccountAllows } from "../store/corsOrigins";
+import { dbFor } from "../store/db";
 
 /** What a browser app sends besides the CORS-safelisted headers. */
 export const CORS_ALLOW_HEADERS = ["X-API-Key", "Authorization", "Content-Type", "If-None-Match"];
@@ -58,7 +57,7 @@ function isAllowed(origin: string, origins: AllowedOrigins): boolean {
 const listedByAnyone = new TtlCache<boolean>(MAX_CACHED);
 const accountLists = new TtlCache<string[]>(MAX_CACHED);
 
-const dbOf = (c: Context<AppEnv>) => c.var.db ?? drizzle(c.env.DB, { schema });
+const dbOf = (c: Context<AppEnv>) => c.var.db ?? dbFor(c.env.DB);
 
 /** Whether a page at `origin` may call with some key: the service's setting or any account's list. */
 async function allowedForSomeone(c: Context<AppEnv>, origin: string): Promise<boolean> {
