@@ -67,3 +67,27 @@ export async function tokenFor(
   const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/")));
   return { token, pilotId: payload.sub };
 }
+
+/** The relay's credential for the worker's internal API. */
+export const RELAY = { Authorization: `Bearer ${env.RELAY_SECRET}` };
+
+/**
+ * Posts one session's rows to the internal ingest as the relay does (JSON); `datagrams` names each
+ * row's datagram, or is left out as older relays did.
+ */
+export function postRelayRows(
+  flightId: string,
+  sessionId: string,
+  records: unknown[][],
+  datagrams?: unknown[],
+) {
+  return call("/internal/v1/telemetry", {
+    method: "POST",
+    headers: RELAY,
+    body: {
+      sessions: [
+        { flight_id: flightId, session_id: sessionId, records, ...(datagrams ? { datagrams } : {}) },
+      ],
+    },
+  });
+}

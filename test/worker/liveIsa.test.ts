@@ -4,7 +4,7 @@ import { egm96, geoidHeight } from "../../worker/domain/geoid";
 import type { IsaOutbox } from "../../worker/telemetry/isaOutbox";
 import { DP_BASE, DSS_BASE, type DssCall, standInDss, TOKEN_URL } from "./dssStandIn";
 import { hour, iso } from "./flightFixtures";
-import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
+import { call, createAccount, postRelayRows, RELAY, type TestAccount, tokenFor } from "./helpers";
 import { componentErrors, F3411, requestErrors } from "./ridSchema";
 
 /**
@@ -13,7 +13,6 @@ import { componentErrors, F3411, requestErrors } from "./ridSchema";
  * stand-in DSS that the flight's Durable Object is pointed at.
  */
 
-const RELAY = { Authorization: `Bearer ${env.RELAY_SECRET}` };
 const OWN_BASE = "https://windsock.example/rid/v2";
 const ISA_PATH = `${DSS_BASE}/dss/identification_service_areas/`;
 const TAKEOFF = { lat: 47.3769, lng: 8.5417 };
@@ -94,21 +93,9 @@ function relayPosition(
 ) {
   const agl = at.agl ?? 20;
   serial += 1;
-  return call("/internal/v1/telemetry", {
-    method: "POST",
-    headers: RELAY,
-    body: {
-      sessions: [
-        {
-          flight_id: flightId,
-          session_id: sessionId,
-          records: [
-            [serial, 0, "position", Date.now(), receivedAt, at.lat, at.lng, agl, GROUND_MSL + agl, 1.5],
-          ],
-        },
-      ],
-    },
-  });
+  return postRelayRows(flightId, sessionId, [
+    [serial, 0, "position", Date.now(), receivedAt, at.lat, at.lng, agl, GROUND_MSL + agl, 1.5],
+  ]);
 }
 
 const dssCalls = (dss: Dss) => dss.calls.filter((c) => c.url.startsWith(ISA_PATH));

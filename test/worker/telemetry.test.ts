@@ -9,9 +9,7 @@ import {
   packSession,
 } from "../../proto/packedBatch";
 import { flightAt, hour, iso } from "./flightFixtures";
-import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
-
-const RELAY = { Authorization: `Bearer ${env.RELAY_SECRET}` };
+import { call, createAccount, postRelayRows, RELAY, type TestAccount, tokenFor } from "./helpers";
 
 interface Pilot {
   account: TestAccount;
@@ -300,20 +298,12 @@ describe("the relay's packed batches", () => {
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({ stored: 2, duplicates: 0, refused: [] });
     // The same records as JSON, their datagrams named alike: duplicates, stored once.
-    const json = await call("/internal/v1/telemetry", {
-      method: "POST",
-      headers: RELAY,
-      body: {
-        sessions: [
-          {
-            flight_id: flightId,
-            session_id: sessionId,
-            records: rows,
-            datagrams: rows.map((r) => btoa(`d${r[0]}`)),
-          },
-        ],
-      },
-    });
+    const json = await postRelayRows(
+      flightId,
+      sessionId,
+      rows,
+      rows.map((r) => btoa(`d${r[0]}`)),
+    );
     expect(json.json.data).toEqual({ stored: 0, duplicates: 2, refused: [] });
     const back = (await readBack(p, flightId)).json.data.results;
     const position = back.find((r: { type: string }) => r.type === "position");

@@ -2,11 +2,10 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { telemetryOf } from "../../worker/telemetry/flightTelemetry";
 import { flightAt } from "./flightFixtures";
-import { call, createAccount, tokenFor } from "./helpers";
+import { call, createAccount, postRelayRows, RELAY, tokenFor } from "./helpers";
 
 /** The Durable Object stores a record once per (session, datagram identity, index), whatever its serial. */
 
-const RELAY = { Authorization: `Bearer ${env.RELAY_SECRET}` };
 const FIELDS = [47.3769251, 8.541694, 42.5, 450.25, 1.5];
 
 async function flightInSession() {
@@ -35,20 +34,12 @@ function post(
   rows: { serial: number; timestamp: number; datagram?: string; index?: number }[],
   withIds = true,
 ) {
-  return call("/internal/v1/telemetry", {
-    method: "POST",
-    headers: RELAY,
-    body: {
-      sessions: [
-        {
-          flight_id: flightId,
-          session_id: sessionId,
-          records: rows.map((r) => [r.serial, r.index ?? 0, "position", r.timestamp, Date.now(), ...FIELDS]),
-          ...(withIds ? { datagrams: rows.map((r) => r.datagram) } : {}),
-        },
-      ],
-    },
-  });
+  return postRelayRows(
+    flightId,
+    sessionId,
+    rows.map((r) => [r.serial, r.index ?? 0, "position", r.timestamp, Date.now(), ...FIELDS]),
+    withIds ? rows.map((r) => r.datagram) : undefined,
+  );
 }
 
 describe("telemetry idempotency by datagram", () => {
