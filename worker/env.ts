@@ -65,7 +65,8 @@ export interface Account {
   keyId: string;
 }
 
-export type Db = DrizzleD1Database<typeof schema>;
+/** Drizzle over a D1 binding, which prepared reads (store/prepared.ts) batch directly. */
+export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
 export interface Variables {
   db: Db;

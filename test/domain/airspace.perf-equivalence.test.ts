@@ -4,8 +4,18 @@ import type * as GeoJSON from "geojson";
 import { describe, expect, it } from "vitest";
 import { cellDistances } from "../../worker/domain/airspace/advisories";
 import { cellsTouching } from "../../worker/domain/airspace/cellCover";
-import { CELLS_PER_DEGREE, cellPolygon, type GridCellKey } from "../../worker/domain/airspace/facilityGrid";
-import { distanceToRing, metersBetweenBoxes, pointDistance } from "../../worker/domain/airspace/geometry";
+import {
+  CELLS_PER_DEGREE,
+  cellBox,
+  cellPolygon,
+  type GridCellKey,
+} from "../../worker/domain/airspace/facilityGrid";
+import {
+  distanceToBox,
+  distanceToRing,
+  metersBetweenBoxes,
+  pointDistance,
+} from "../../worker/domain/airspace/geometry";
 import type { Geometry, Polygon, Position } from "../../worker/domain/geojson";
 
 /** The grid path against the exact test per cell, on random shapes over random cells. */
@@ -166,7 +176,7 @@ describe("distance shortcuts agree with the exact distances", () => {
   const turfDistance = (polygon: Polygon, point: Position) =>
     Math.max(0, pointToPolygonDistance(point, polygon as GeoJSON.Polygon, { units: "meters" }));
 
-  it("distanceToRing is turf's distance to the bit, inside, on edges and corners, and far away", () => {
+  it("distanceToRing, and distanceToBox for cells, are turf's distance to the bit, inside, on edges and corners, and far away", () => {
     const rnd = random(19);
     for (let k = 0; k < 3000; k++) {
       const cell = { row: ROW + Math.floor(rnd() * 40), col: COL + Math.floor(rnd() * 40) };
@@ -184,6 +194,7 @@ describe("distance shortcuts agree with the exact distances", () => {
                 ]
               : at(cell.row - ROW + rnd(), cell.col - COL + rnd());
       expect(distanceToRing(square.coordinates[0]!, point)).toBe(turfDistance(square, point));
+      expect(distanceToBox(cellBox(cell), point)).toBe(turfDistance(square, point));
     }
     for (let k = 0; k < 200; k++) {
       const ring = star(rnd, at(20, 20), (1 + rnd() * 10) / CELLS_PER_DEGREE, 3 + Math.floor(rnd() * 60));

@@ -9,14 +9,13 @@ import { type BBox, bboxOf, type Polygon } from "../../worker/domain/geojson";
 import { locatePoint } from "../../worker/services/airspace";
 import {
   advisoryInputs,
-  boxMeets,
   type FeatureFilter,
   featuresAndCells,
+  featuresAround,
   jurisdictionsAround,
   placeInputs,
   pointInputs,
 } from "../../worker/store/airspace";
-import { featuresIn } from "../../worker/store/airspaceRecords";
 import {
   flightFeatureDefinitions,
   rulesetsByIds,
@@ -68,7 +67,10 @@ async function featuresWithoutIndex(box: BBox, filter: FeatureFilter): Promise<s
     .from(f)
     .where(
       and(
-        boxMeets(f, box),
+        lte(f.minLat, box.maxLat),
+        gte(f.maxLat, box.minLat),
+        lte(f.minLng, box.maxLng),
+        gte(f.maxLng, box.minLng),
         or(isNull(f.effectiveStart), lte(f.effectiveStart, filter.end)),
         or(isNull(f.effectiveEnd), gte(f.effectiveEnd, filter.start)),
       ),
@@ -87,18 +89,18 @@ describe("features under a box (grid cells, filters, time windows)", () => {
       expandBox(SFO, 20_000),
       bboxOf(FALLON_TWO_CELLS_AREA as Polygon),
     ]) {
-      const indexed = ids(await featuresIn(db, box, { start: now, end: now }));
+      const indexed = ids(await featuresAround(db, box, { start: now, end: now }));
       expect(indexed.length, JSON.stringify(box)).toBeGreaterThan(0);
       expect(indexed).toEqual(await featuresWithoutIndex(box, { start: now, end: now }));
     }
   });
 
   it("reaches a point through each record's notice radius, and finds nothing where nothing is loaded", async () => {
-    expect(ids(await featuresIn(db, KNFL, { start: now, end: now }))).toContain("ourairports:KNFL");
+    expect(ids(await featuresAround(db, KNFL, { start: now, end: now }))).toContain("ourairports:KNFL");
     // 2 km from the airport: still within its grown box.
     const beside = pointBox(-118.677, 39.4166);
-    expect(ids(await featuresIn(db, beside, { start: now, end: now }))).toContain("ourairports:KNFL");
-    expect(await featuresIn(db, MID_PACIFIC, { start: now, end: now })).toEqual([]);
+    expect(ids(await featuresAround(db, beside, { start: now, end: now }))).toContain("ourairports:KNFL");
+    expect(await featuresAround(db, MID_PACIFIC, { start: now, end: now })).toEqual([]);
   });
 
   it("keeps only the types asked for", async () => {
@@ -113,14 +115,14 @@ describe("features under a box (grid cells, filters, time windows)", () => {
   });
 
   it("leaves out time-bound airspace outside the window, and keeps it when the window meets it", async () => {
-    expect(ids(await featuresIn(db, FALLON_BBOX, { start: now, end: now }))).not.toContain(TFR_ID);
-    expect(ids(await featuresIn(db, FALLON_BBOX, { start: IN_JUNE_2030, end: IN_JUNE_2030 }))).toContain(
+    expect(ids(await featuresAround(db, FALLON_BBOX, { start: now, end: now }))).not.toContain(TFR_ID);
+    expect(ids(await featuresAround(db, FALLON_BBOX, { start: IN_JUNE_2030, end: IN_JUNE_2030 }))).toContain(
       TFR_ID,
     );
     // A window that begins before the TFR and ends inside it meets it too.
     const across = { start: IN_JUNE_2030 - 86_400_000, end: IN_JUNE_2030 };
-    expect(ids(await featuresIn(db, FALLON_BBOX, across))).toContain(TFR_ID);
-    const tfr = (await featuresIn(db, FALLON_BBOX, across)).find((f) => f.externalId === TFR_ID)!;
+    expect(ids(await featuresAround(db, FALLON_BBOX, across))).toContain(TFR_ID);
+    const tfr = (await featuresAround(db, FALLON_BBOX, across)).find((f) => f.externalId === TFR_ID)!;
     expect(tfr.effectiveStart).toBe(Date.parse("2030-06-01T14:00:00Z"));
   });
 });
@@ -192,6 +194,24 @@ describe("jurisdictions and rulesets", () => {
     ]);
   });
 
+  it("keeps a set of jurisdictions' rulesets a minute in the isolate, then reads them again", async () => {
+    const [part107] = await rulesetsByIds(db, ["usa_part_107"]);
+    const usa = [part107!.jurisdiction.id];
+    const later = Date.now() + 3_600_000;
+    const nameNow = async (at: number) =>
+      (await rulesetsOfJurisdictions(db, usa, at)).find((r) => r.id === "usa_part_107")?.name;
+    const rename = (name: string) =>
+      env.DB.prepare("UPDATE rulesets SET name = ? WHERE id = 'usa_part_107'").bind(name).run();
+    expect(await nameNow(later)).toBe(part107!.name);
+    await rename("Renamed by an operator");
+    try {
+      expect(await nameNow(later + 59_000)).toBe(part107!.name);
+      expect(await nameNow(later + 61_000)).toBe("Renamed by an operator");
+    } finally {
+      await rename(part107!.name);
+    }
+  });
+
   it("reads the flight features a set of rules names", async () => {
     const definitions = await flightFeatureDefinitions(db, ["flight_max_altitude_agl", "no_such_feature"]);
     expect([...definitions.keys()]).toEqual(["flight_max_altitude_agl"]);
@@ -208,10 +228,10 @@ describe("the batched reads of the airspace queries", () => {
     expect(read.cells.map((c) => c.ceilingFt).sort()).toEqual([200, 400]);
   });
 
-  it("reads a point's candidate jurisdictions with their rulesets, and cells only for controlled airspace", async () => {
+  it("reads a point's candidate jurisdictions, and cells only for controlled airspace", async () => {
     const at = pointBox(-118.78456, 39.47816);
     const all = await pointInputs(db, at, expandBox(at, 1_000), { start: now, end: now });
-    const part107 = all.rulesets.find((r) => r.id === "usa_part_107");
+    const [part107] = await rulesetsByIds(db, ["usa_part_107"]);
     expect(all.jurisdictions.map((j) => j.id)).toContain(part107?.jurisdiction.id);
     expect(all.cells.length).toBeGreaterThan(0);
     const airports = await pointInputs(db, at, expandBox(at, 1_000), {

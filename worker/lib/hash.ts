@@ -9,8 +9,13 @@ export async function sha256Hex(input: string | Uint8Array<ArrayBuffer>): Promis
   return toHex(await sha256(input));
 }
 
+/** Every request's API key is hashed and hexed: a table of byte pairs beats formatting each byte. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  let hex = "";
+  for (const b of bytes) hex += HEX_PAIRS[b];
+  return hex;
 }
 
 export function toBase64(bytes: Uint8Array): string {

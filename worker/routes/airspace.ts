@@ -17,7 +17,8 @@ import {
   timeWindowFrom,
   typeList,
 } from "../schemas/queryFields";
-import { featuresByIds, featuresIn } from "../store/airspaceRecords";
+import { featuresAround } from "../store/airspace";
+import { featuresByIds } from "../store/airspaceRecords";
 
 /** The Kotlin SDK's documented maximum, also the most one list request may name. */
 const MAX_RECORDS = 100;
@@ -103,7 +104,7 @@ async function searchAirspace(db: Db, input: SearchInput) {
   const query = queryGeometryFrom(input.geometry, ["Polygon", "LineString", "Point"]);
   const types = selectedTypes(input.types, input.ignored_types);
   const window = timeWindowFrom(input.datetime, undefined);
-  const features = await featuresIn(db, searchBox(query, buffer), window);
+  const features = await featuresAround(db, searchBox(query, buffer), window);
   return searchRecords(features, {
     area: query.area,
     buffer,

@@ -12,6 +12,7 @@ import {
 import { pathPositions, planCarpet, planPath, sampleElevations } from "../domain/elevation/sampling";
 import type { AppEnv } from "../env";
 import { ApiError, badRequest } from "../lib/errors";
+import { toHex } from "../lib/hash";
 import { jsonBody, responses, security } from "../lib/openapi";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 
@@ -227,7 +228,7 @@ async function bodyEtag(body: Uint8Array<ArrayBuffer>): Promise<string> {
     }
     digest = new Uint8Array(await crypto.subtle.digest("SHA-1", input));
   }
-  return `"${Array.from(digest ?? [], (b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  return `"${toHex(digest ?? new Uint8Array())}"`;
 }
 
 async function profileOf(c: Context<AppEnv>, input: PointsInput) {

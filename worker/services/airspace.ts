@@ -104,8 +104,8 @@ export async function statusInputs(
 ): Promise<AirspaceInputs> {
   const at = pointBox(point);
   const read = await pointInputs(db, at, expandBox(at, buffer), filter);
-  const here = new Set(jurisdictionsAt(point, read.jurisdictions).map((j) => j.id));
-  const applicable = read.rulesets.filter((r) => here.has(r.jurisdiction.id));
+  const here = jurisdictionsAt(point, read.jurisdictions).map((j) => j.id);
+  const applicable = await rulesetsOfJurisdictions(db, here);
   return { rulesets: defaultSelection(applicable), features: read.features, cells: read.cells };
 }
 

@@ -13,23 +13,60 @@ import { type AirspaceFeature, CONTROLLED_AIRSPACE, type FacilityCell } from "..
 import { cellRange } from "../domain/airspace/facilityGrid";
 import type { Jurisdiction } from "../domain/airspace/jurisdictions";
 import type { Ruleset } from "../domain/airspace/rules";
-import { searchRanges } from "../domain/airspace/spatialGrid";
+import { SEARCH_LEVELS, searchRanges } from "../domain/airspace/spatialGrid";
 import type { BBox, Geometry } from "../domain/geojson";
 import type { Db } from "../env";
+import { type BoundRead, preparedRead, readBatch } from "./prepared";
 import { rulesetsQuery, toRulesets } from "./rulesets";
 
 /**
  * Spatial reads of the airspace area: features, facility-map cells and jurisdictions under a box,
- * each batch one D1 round trip. What applies where is decided in services/airspace.ts.
+ * each batch one D1 round trip. What applies where is decided in services/airspace.ts. The reads are
+ * prepared once per isolate (store/prepared.ts): a box enters them as placeholders, which
+ * `boxValues` fills for one box.
  */
 
+const slot = (name: string) => sql.placeholder(name);
+
+/** The box's edges… */
+const BOX = {
+  minLat: slot("minLat"),
+  maxLat: slot("maxLat"),
+  minLng: slot("minLng"),
+  maxLng: slot("maxLng"),
+};
+/** …its cell range on each level of the spatial grid… */
+const LEVEL_RANGES = SEARCH_LEVELS.map((level) => ({
+  level,
+  minX: slot(`l${level}minX`),
+  maxX: slot(`l${level}maxX`),
+  minY: slot(`l${level}minY`),
+  maxY: slot(`l${level}maxY`),
+}));
+/** …and its rows and columns of facility-map cells. */
+const CELL_RANGE = {
+  minRow: slot("minRow"),
+  maxRow: slot("maxRow"),
+  minCol: slot("minCol"),
+  maxCol: slot("maxCol"),
+};
+
+/** The values of the box placeholders (BOX, LEVEL_RANGES, CELL_RANGE) for `box`. */
+export function boxValues(box: BBox): Record<string, number> {
+  const values: Record<string, number> = { ...box, ...cellRange(box) };
+  for (const r of searchRanges(box)) {
+    values[`l${r.level}minX`] = r.minX;
+    values[`l${r.level}maxX`] = r.maxX;
+    values[`l${r.level}minY`] = r.minY;
+    values[`l${r.level}maxY`] = r.maxY;
+  }
+  return values;
+}
+
 /** `(level = ? AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?) OR …`: one index range per grid level. */
-export function cellsMeeting(
-  table: { level: SQLiteColumn; x: SQLiteColumn; y: SQLiteColumn },
-  box: BBox,
-): SQL {
+function cellsMeeting(table: { level: SQLiteColumn; x: SQLiteColumn; y: SQLiteColumn }): SQL {
   return or(
-    ...searchRanges(box).map((r) =>
+    ...LEVEL_RANGES.map((r) =>
       and(
         eq(table.level, r.level),
         sql`${table.x} BETWEEN ${r.minX} AND ${r.maxX}`,
@@ -39,15 +76,18 @@ export function cellsMeeting(
   )!;
 }
 
-export function boxMeets(
-  table: { minLat: SQLiteColumn; maxLat: SQLiteColumn; minLng: SQLiteColumn; maxLng: SQLiteColumn },
-  box: BBox,
-): SQL {
+/** Rows whose box meets the box. */
+export function boxMeets(table: {
+  minLat: SQLiteColumn;
+  maxLat: SQLiteColumn;
+  minLng: SQLiteColumn;
+  maxLng: SQLiteColumn;
+}): SQL {
   return and(
-    lte(table.minLat, box.maxLat),
-    gte(table.maxLat, box.minLat),
-    lte(table.minLng, box.maxLng),
-    gte(table.maxLng, box.minLng),
+    lte(table.minLat, BOX.maxLat),
+    gte(table.maxLat, BOX.minLat),
+    lte(table.minLng, BOX.maxLng),
+    gte(table.maxLng, BOX.minLng),
   )!;
 }
 
@@ -57,6 +97,15 @@ export interface FeatureFilter {
   /** The time window: time-bound airspace outside it is left out. */
   start: number;
   end: number;
+}
+
+const TYPES = slot("types");
+const START = slot("start");
+const END = slot("end");
+
+/** The values of the filter placeholders (the types as a JSON list, or null for every type). */
+export function filterValues(filter: FeatureFilter): Record<string, unknown> {
+  return { types: filter.types ? JSON.stringify(filter.types) : null, start: filter.start, end: filter.end };
 }
 
 /** The columns every airspace feature read selects: advisories, status and records alike. */
@@ -81,54 +130,53 @@ export const featureColumns = {
   country: airspaceFeatures.country,
 };
 
-/** Airspace features whose (radius-grown) boxes meet `box`, of the filter's types, in effect during its window. */
-export function featuresMeeting(db: Db, box: BBox, filter: FeatureFilter): SQL {
+/** Airspace features whose (radius-grown) boxes meet the box, of the filter's types, in effect during its window. */
+export function featuresMeeting(db: Db): SQL {
   const f = airspaceFeatures;
   const indexed = db
     .selectDistinct({ id: airspaceFeatureCells.featureId })
     .from(airspaceFeatureCells)
-    .where(cellsMeeting(airspaceFeatureCells, box));
+    .where(cellsMeeting(airspaceFeatureCells));
   return and(
     inArray(f.id, indexed),
-    boxMeets(f, box),
-    filter.types ? inArray(f.type, filter.types) : undefined,
-    or(isNull(f.effectiveStart), lte(f.effectiveStart, filter.end)),
-    or(isNull(f.effectiveEnd), gte(f.effectiveEnd, filter.start)),
+    boxMeets(f),
+    sql`(${TYPES} IS NULL OR ${f.type} IN (SELECT value FROM json_each(${TYPES})))`,
+    or(isNull(f.effectiveStart), lte(f.effectiveStart, END)),
+    or(isNull(f.effectiveEnd), gte(f.effectiveEnd, START)),
   )!;
 }
 
-/** The features meeting `box` by the filter, with every column a feature read selects. */
-export function featuresQuery(db: Db, box: BBox, filter: FeatureFilter) {
-  return db
-    .select(featureColumns)
-    .from(airspaceFeatures)
-    .where(featuresMeeting(db, box, filter));
-}
+const featuresRead = preparedRead((db) =>
+  db.select(featureColumns).from(airspaceFeatures).where(featuresMeeting(db)).prepare(),
+);
+const features = (db: Db, box: BBox, filter: FeatureFilter) =>
+  featuresRead(db, { ...boxValues(box), ...filterValues(filter) });
 
-/** `row BETWEEN … AND col BETWEEN …`: the facility-map cells on the grid rows and columns under `box`. */
-export function cellsUnder(box: BBox): SQL {
-  const range = cellRange(box);
+/** `row BETWEEN … AND col BETWEEN …`: the facility-map cells on the grid rows and columns under the box. */
+export function cellsUnder(): SQL {
   return and(
-    sql`${facilityMapCells.row} BETWEEN ${range.minRow} AND ${range.maxRow}`,
-    sql`${facilityMapCells.col} BETWEEN ${range.minCol} AND ${range.maxCol}`,
+    sql`${facilityMapCells.row} BETWEEN ${CELL_RANGE.minRow} AND ${CELL_RANGE.maxRow}`,
+    sql`${facilityMapCells.col} BETWEEN ${CELL_RANGE.minCol} AND ${CELL_RANGE.maxCol}`,
   )!;
 }
 
 /**
- * Facility-map cells under `box` and, apart, the maps they belong to: a cell row carries four
- * numbers instead of repeating its airport's names, which a wide area lists thousands of times.
+ * Facility-map cells under the box as one JSON list of `[row, col, ceiling_ft, map id]` (a 20 km
+ * status reads over a thousand cells: one value crosses from D1 rather than a row object each), and,
+ * apart, the maps they belong to, so a cell does not repeat its airport's names.
  */
-function cellsQueries(db: Db, box: BBox) {
-  const cells = db
+const cellsRead = preparedRead((db) =>
+  db
     .select({
-      row: facilityMapCells.row,
-      col: facilityMapCells.col,
-      ceilingFt: facilityMapCells.ceilingFt,
-      mapId: facilityMapCells.facilityMapId,
+      cells: sql<string>`json_group_array(json_array(${facilityMapCells.row}, ${facilityMapCells.col},
+        ${facilityMapCells.ceilingFt}, ${facilityMapCells.facilityMapId}))`.as("cells"),
     })
     .from(facilityMapCells)
-    .where(cellsUnder(box));
-  const maps = db
+    .where(cellsUnder())
+    .prepare(),
+);
+const mapsRead = preparedRead((db) =>
+  db
     .select({
       id: facilityMaps.id,
       airportId: facilityMaps.airportId,
@@ -142,43 +190,46 @@ function cellsQueries(db: Db, box: BBox) {
     .where(
       inArray(
         facilityMaps.id,
-        db
-          .selectDistinct({ id: facilityMapCells.facilityMapId })
-          .from(facilityMapCells)
-          .where(cellsUnder(box)),
+        db.selectDistinct({ id: facilityMapCells.facilityMapId }).from(facilityMapCells).where(cellsUnder()),
       ),
-    );
-  return [cells, maps] as const;
+    )
+    .prepare(),
+);
+function cellsAndMaps(db: Db, box: BBox) {
+  const values = boxValues(box);
+  return [cellsRead(db, values), mapsRead(db, values)] as const;
 }
 
-type CellRow = Awaited<ReturnType<typeof cellsQueries>[0]>[number];
-type MapRow = Awaited<ReturnType<typeof cellsQueries>[1]>[number];
+type RowOf<R> = R extends (...args: never[]) => BoundRead<(infer Row)[]> ? Row : never;
+type CellRow = RowOf<typeof cellsRead>;
+type MapRow = RowOf<typeof mapsRead>;
 
 function toCells(rows: CellRow[], mapRows: MapRow[]): FacilityCell[] {
   const maps = new Map<number, FacilityCell["map"]>();
   for (const { id, ...map } of mapRows) maps.set(id, map);
+  const listed = rows[0] ? (JSON.parse(rows[0].cells) as [number, number, number, number][]) : [];
   const cells: FacilityCell[] = [];
-  for (const r of rows) {
-    const map = maps.get(r.mapId);
-    if (map) cells.push({ row: r.row, col: r.col, ceilingFt: r.ceilingFt, map });
+  for (const [row, col, ceilingFt, mapId] of listed) {
+    const map = maps.get(mapId);
+    if (map) cells.push({ row, col, ceilingFt, map });
   }
   return cells;
 }
 
-/** Jurisdictions whose boxes meet `box`, as an id subquery. */
-export function jurisdictionIdsMeeting(db: Db, box: BBox) {
+/** Jurisdictions whose boxes meet the box, as an id subquery. */
+export function jurisdictionIdsMeeting(db: Db) {
   return db
     .selectDistinct({ id: jurisdictionCells.jurisdictionId })
     .from(jurisdictionCells)
-    .where(cellsMeeting(jurisdictionCells, box));
+    .where(cellsMeeting(jurisdictionCells));
 }
 
 /**
- * Jurisdictions whose boxes meet `box`. Parents come without their geometry: they hold whatever
+ * Jurisdictions whose boxes meet the box. Parents come without their geometry: they hold whatever
  * their children hold, and a country's coastline is the costliest thing to read and test.
  */
-function jurisdictionsQuery(db: Db, box: BBox) {
-  return db
+const jurisdictionsRead = preparedRead((db) =>
+  db
     .select({
       id: jurisdictions.id,
       name: jurisdictions.name,
@@ -191,16 +242,23 @@ function jurisdictionsQuery(db: Db, box: BBox) {
       ),
     })
     .from(jurisdictions)
-    .where(and(inArray(jurisdictions.id, jurisdictionIdsMeeting(db, box)), boxMeets(jurisdictions, box)))
-    .orderBy(asc(jurisdictions.id));
-}
+    .where(and(inArray(jurisdictions.id, jurisdictionIdsMeeting(db)), boxMeets(jurisdictions)))
+    .orderBy(asc(jurisdictions.id))
+    .prepare(),
+);
+const jurisdictionsUnder = (db: Db, box: BBox) => jurisdictionsRead(db, boxValues(box));
 
-function toJurisdictions(rows: Awaited<ReturnType<typeof jurisdictionsQuery>>): Jurisdiction[] {
+function toJurisdictions(rows: RowOf<typeof jurisdictionsRead>[]): Jurisdiction[] {
   return rows.map((r) => ({
     ...r,
     geometry: r.geometry === null ? null : (JSON.parse(r.geometry) as Geometry),
   }));
 }
+
+/** The rulesets named in a JSON list of ids. */
+const rulesetsNamedRead = preparedRead((db) =>
+  rulesetsQuery(db, sql`${rulesets.id} IN (SELECT value FROM json_each(${slot("ids")}))`).prepare(),
+);
 
 /**
  * Everything an advisory query needs, in one round trip: the chosen rulesets, the features around
@@ -212,15 +270,18 @@ export async function advisoryInputs(
   rulesetIds: string[],
   window: { start: number; end: number },
 ): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
-  const [rulesetRows, features, cells, maps] = await db.batch([
-    rulesetsQuery(db, inArray(rulesets.id, rulesetIds)),
-    featuresQuery(db, box, window),
-    ...cellsQueries(db, box),
+  const [rulesetRows, featureRows, cells, maps] = await readBatch(db, [
+    rulesetsNamedRead(db, { ids: JSON.stringify(rulesetIds) }),
+    features(db, box, window),
+    ...cellsAndMaps(db, box),
   ]);
-  return { rulesets: toRulesets(rulesetRows), features, cells: toCells(cells, maps) };
+  return { rulesets: toRulesets(rulesetRows), features: featureRows, cells: toCells(cells, maps) };
 }
 
-/** What deciding a point's status reads: candidates and their rulesets at the point, features and cells around it. */
+/**
+ * What deciding a point's status reads: candidate jurisdictions at the point, features and cells
+ * around it (the rulesets of the jurisdictions are rulesetsOfJurisdictions', kept per isolate).
+ */
 export async function pointInputs(
   db: Db,
   at: BBox,
@@ -228,30 +289,25 @@ export async function pointInputs(
   filter: FeatureFilter,
 ): Promise<{
   jurisdictions: Jurisdiction[];
-  rulesets: Ruleset[];
   features: AirspaceFeature[];
   cells: FacilityCell[];
 }> {
   const withCells = !filter.types || filter.types.includes(CONTROLLED_AIRSPACE);
-  const common = [
-    jurisdictionsQuery(db, at),
-    rulesetsQuery(db, inArray(rulesets.jurisdictionId, jurisdictionIdsMeeting(db, at))),
-    featuresQuery(db, around, filter),
-  ] as const;
-  const [candidates, rulesetRows, features, cells, maps] = withCells
-    ? await db.batch([...common, ...cellsQueries(db, around)])
-    : [...(await db.batch(common)), [], []];
+  const common = [jurisdictionsUnder(db, at), features(db, around, filter)] as const;
+  const [candidates, featureRows, cells, maps] = withCells
+    ? await readBatch(db, [...common, ...cellsAndMaps(db, around)])
+    : [...(await readBatch(db, common)), [], []];
   return {
     jurisdictions: toJurisdictions(candidates),
-    rulesets: toRulesets(rulesetRows),
-    features,
+    features: featureRows,
     cells: toCells(cells, maps),
   };
 }
 
 /** Jurisdictions whose boxes meet `box` (candidates: whether their shapes do is the caller's test). */
 export async function jurisdictionsAround(db: Db, box: BBox): Promise<Jurisdiction[]> {
-  return toJurisdictions(await jurisdictionsQuery(db, box));
+  const [rows] = await readBatch(db, [jurisdictionsUnder(db, box)]);
+  return toJurisdictions(rows);
 }
 
 /** Jurisdictions whose boxes hold a point, and the features of `types` in effect now around it. */
@@ -261,11 +317,17 @@ export async function placeInputs(
   around: BBox,
   filter: FeatureFilter,
 ): Promise<{ jurisdictions: Jurisdiction[]; features: AirspaceFeature[] }> {
-  const [candidates, features] = await db.batch([
-    jurisdictionsQuery(db, at),
-    featuresQuery(db, around, filter),
+  const [candidates, featureRows] = await readBatch(db, [
+    jurisdictionsUnder(db, at),
+    features(db, around, filter),
   ]);
-  return { jurisdictions: toJurisdictions(candidates), features };
+  return { jurisdictions: toJurisdictions(candidates), features: featureRows };
+}
+
+/** The features (by the filter) whose reach meets `box`. */
+export async function featuresAround(db: Db, box: BBox, filter: FeatureFilter): Promise<AirspaceFeature[]> {
+  const [rows] = await readBatch(db, [features(db, box, filter)]);
+  return rows;
 }
 
 /** The features (by the filter) and facility-map cells under `box`, in one round trip. */
@@ -274,6 +336,9 @@ export async function featuresAndCells(
   box: BBox,
   filter: FeatureFilter,
 ): Promise<{ features: AirspaceFeature[]; cells: FacilityCell[] }> {
-  const [features, cells, maps] = await db.batch([featuresQuery(db, box, filter), ...cellsQueries(db, box)]);
-  return { features, cells: toCells(cells, maps) };
+  const [featureRows, cells, maps] = await readBatch(db, [
+    features(db, box, filter),
+    ...cellsAndMaps(db, box),
+  ]);
+  return { features: featureRows, cells: toCells(cells, maps) };
 }

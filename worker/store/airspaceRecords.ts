@@ -1,28 +1,18 @@
 import { inArray } from "drizzle-orm";
 import { airspaceDatasets, airspaceFeatures } from "../../schema";
 import type { AirspaceFeature } from "../domain/airspace/advisories";
-import type { BBox } from "../domain/geojson";
 import type { Db } from "../env";
-import { featureColumns, featuresQuery } from "./airspace";
+import { featureColumns } from "./airspace";
 
 /**
- * Reads for airspace records and the system status. Spatial reads go through the feature query of
- * store/airspace.ts, so records, status and advisories come from one query.
+ * Reads for airspace records and the system status. Spatial reads are store/airspace.ts's
+ * `featuresAround`, so records, status and advisories come from one query.
  */
 
 /** Airspace features by their external ids (`ourairports:KPHX`), in no particular order. */
 export async function featuresByIds(db: Db, ids: string[]): Promise<AirspaceFeature[]> {
   if (ids.length === 0) return [];
   return db.select(featureColumns).from(airspaceFeatures).where(inArray(airspaceFeatures.externalId, ids));
-}
-
-/** The features whose reach meets `box` and that are in effect during the window (every type). */
-export async function featuresIn(
-  db: Db,
-  box: BBox,
-  window: { start: number; end: number },
-): Promise<AirspaceFeature[]> {
-  return featuresQuery(db, box, window);
 }
 
 /** The airspace datasets loaded (the seed and each import), for the system status. */

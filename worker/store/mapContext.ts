@@ -3,7 +3,15 @@ import { airspaceFeatures, facilityMapCells, facilityMaps, jurisdictions } from 
 import type { BBox } from "../domain/geojson";
 import type { MapContext } from "../domain/map/layers";
 import type { Db } from "../env";
-import { boxMeets, cellsUnder, featuresMeeting, jurisdictionIdsMeeting } from "./airspace";
+import {
+  boxMeets,
+  boxValues,
+  cellsUnder,
+  featuresMeeting,
+  filterValues,
+  jurisdictionIdsMeeting,
+} from "./airspace";
+import { preparedRead, readBatch } from "./prepared";
 
 export type { MapContext };
 
@@ -14,44 +22,57 @@ const MAX_AIRPORTS = 40;
 
 const POINT_TYPES = ["airport", "heliport"];
 
+const boundariesRead = preparedRead((db) =>
+  db
+    .select({ name: jurisdictions.name, region: jurisdictions.region, geometry: jurisdictions.geometry })
+    .from(jurisdictions)
+    .where(
+      and(
+        inArray(jurisdictions.id, jurisdictionIdsMeeting(db)),
+        boxMeets(jurisdictions),
+        inArray(jurisdictions.region, ["federal", "state", "county"]),
+      ),
+    )
+    .prepare(),
+);
+const featuresRead = preparedRead((db) => {
+  const f = airspaceFeatures;
+  return db
+    .select({
+      id: f.externalId,
+      type: f.type,
+      name: f.name,
+      geometry: f.geometry,
+      latitude: f.latitude,
+      longitude: f.longitude,
+      properties: f.properties,
+    })
+    .from(f)
+    .where(featuresMeeting(db))
+    .prepare();
+});
+const cellsRead = preparedRead((db) =>
+  db
+    .select({
+      row: facilityMapCells.row,
+      col: facilityMapCells.col,
+      ceilingFt: facilityMapCells.ceilingFt,
+      airportId: facilityMaps.airportId,
+    })
+    .from(facilityMapCells)
+    .innerJoin(facilityMaps, eq(facilityMaps.id, facilityMapCells.facilityMapId))
+    .where(cellsUnder())
+    .limit(MAX_FACILITY_CELLS + 1)
+    .prepare(),
+);
+
 /** The map's context inside `box`, with time-bound airspace only when in effect during [start, end]. */
 export async function mapContext(db: Db, box: BBox, start: number, end: number): Promise<MapContext> {
-  const j = jurisdictions;
-  const f = airspaceFeatures;
-  const [boundaryRows, featureRows, cellRows] = await Promise.all([
-    db
-      .select({ name: j.name, region: j.region, geometry: j.geometry })
-      .from(j)
-      .where(
-        and(
-          inArray(j.id, jurisdictionIdsMeeting(db, box)),
-          boxMeets(j, box),
-          inArray(j.region, ["federal", "state", "county"]),
-        ),
-      ),
-    db
-      .select({
-        id: f.externalId,
-        type: f.type,
-        name: f.name,
-        geometry: f.geometry,
-        latitude: f.latitude,
-        longitude: f.longitude,
-        properties: f.properties,
-      })
-      .from(f)
-      .where(featuresMeeting(db, box, { start, end })),
-    db
-      .select({
-        row: facilityMapCells.row,
-        col: facilityMapCells.col,
-        ceilingFt: facilityMapCells.ceilingFt,
-        airportId: facilityMaps.airportId,
-      })
-      .from(facilityMapCells)
-      .innerJoin(facilityMaps, eq(facilityMaps.id, facilityMapCells.facilityMapId))
-      .where(cellsUnder(box))
-      .limit(MAX_FACILITY_CELLS + 1),
+  const values = boxValues(box);
+  const [boundaryRows, featureRows, cellRows] = await readBatch(db, [
+    boundariesRead(db, values),
+    featuresRead(db, { ...values, ...filterValues({ start, end }) }),
+    cellsRead(db, values),
   ]);
   // A state's outline already draws the coast and the border; the country's is only for places without states.
   const hasStates = boundaryRows.some((b) => b.region !== "federal");

@@ -79,10 +79,28 @@ export async function rulesetsByIds(db: Db, ids: string[]): Promise<Ruleset[]> {
   return toRulesets(await rulesetsQuery(db, inArray(rulesets.id, ids)));
 }
 
+/**
+ * Rulesets change only when an operator reloads them: each isolate keeps those of a set of
+ * jurisdictions a minute, as it keeps the flight feature definitions, so a status query reads no
+ * rules. Shared between requests: callers never change them. An empty answer is never kept.
+ */
+const RULESETS_CACHE_MS = 60_000;
+const MAX_CACHED_JURISDICTION_SETS = 1_000;
+const cachedRulesets = new TtlCache<Ruleset[]>(MAX_CACHED_JURISDICTION_SETS);
+
 /** The rulesets of the given jurisdictions, in display order. */
-export async function rulesetsOfJurisdictions(db: Db, jurisdictionIds: number[]): Promise<Ruleset[]> {
+export async function rulesetsOfJurisdictions(
+  db: Db,
+  jurisdictionIds: number[],
+  now = Date.now(),
+): Promise<Ruleset[]> {
   if (jurisdictionIds.length === 0) return [];
-  return toRulesets(await rulesetsQuery(db, inArray(rulesets.jurisdictionId, jurisdictionIds)));
+  const key = [...new Set(jurisdictionIds)].sort((a, b) => a - b).join(",");
+  const cached = cachedRulesets.get(key, now);
+  if (cached) return cached;
+  const found = toRulesets(await rulesetsQuery(db, inArray(rulesets.jurisdictionId, jurisdictionIds)));
+  if (found.length > 0) cachedRulesets.set(key, found, RULESETS_CACHE_MS, now);
+  return found;
 }
 
 /** The ids among `ids` that name no ruleset (plans and advisory queries refuse them). */

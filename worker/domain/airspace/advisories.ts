@@ -2,8 +2,8 @@ import { isoTimeOrNull } from "../../lib/time";
 import { bboxOf, type Geometry, type Polygon, type Position, roundCoordinate } from "../geojson";
 import { cellsTouching } from "./cellCover";
 import { type Color, highestColor } from "./colors";
-import { cellBox, cellCenter, cellPolygon, FEET_TO_METERS, type GridCellKey } from "./facilityGrid";
-import { distanceFromPoint, distanceToArea, distanceToRing, metersBetweenBoxes } from "./geometry";
+import { cellBox, cellCenter, FEET_TO_METERS, type GridCellKey } from "./facilityGrid";
+import { distanceFromPoint, distanceToArea, distanceToBox, metersBetweenBoxes } from "./geometry";
 import type { FacilityMapOverArea } from "./laanc";
 import { adviseUnder, type Ruleset } from "./rules";
 
@@ -263,7 +263,7 @@ export function cellDistances(point: Position, buffer: number) {
   const of = (cell: GridCellKey): number => {
     let meters = exact.get(cell);
     if (meters === undefined) {
-      meters = distanceToRing(cellPolygon(cell).coordinates[0]!, point);
+      meters = distanceToBox(cellBox(cell), point);
       exact.set(cell, meters);
     }
     return meters;

@@ -214,6 +214,7 @@ class EdgeIndex {
     const home = [this.col(point[0]), this.row(point[1])] as const;
     let nearestDeg = Number.POSITIVE_INFINITY;
     let bound = within;
+    const at: Corner = { p: point, v: toVector(point) };
     const kx = Math.cos((Math.max(this.widest, Math.abs(point[1])) * Math.PI) / 180);
     for (let k = 0; ; k++) {
       const c0 = home[0] - k;
@@ -228,7 +229,9 @@ class EdgeIndex {
             if (this.seen[i] === this.stamp) continue;
             this.seen[i] = this.stamp;
             if (this.lowerBound(point, this.edgeBoxes[i]!) > bound) continue;
-            const d = arcDistanceDegrees(this.ring[i]!, this.ring[i + 1]!, point);
+            const a = this.ring[i]!;
+            const b = this.ring[i + 1]!;
+            const d = arcDistanceDegrees({ p: a, v: toVector(a) }, { p: b, v: toVector(b) }, at);
             if (d < nearestDeg) {
               nearestDeg = d;
               bound = Math.min(bound, convertLength(d, "degrees", "meters"));
@@ -267,21 +270,129 @@ class EdgeIndex {
  */
 export function distanceToRing(ring: Position[], point: Position): number {
   if (booleanPointInPolygon(point, { type: "Polygon", coordinates: [ring] })) return 0;
+  const at: Corner = { p: point, v: toVector(point) };
   let nearest = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < ring.length - 1; i++) {
-    const d = arcDistanceDegrees(ring[i]!, ring[i + 1]!, point);
+  let from: Corner = { p: ring[0]!, v: toVector(ring[0]!) };
+  for (let i = 1; i < ring.length; i++) {
+    const to: Corner = { p: ring[i]!, v: toVector(ring[i]!) };
+    const d = arcDistanceDegrees(from, to, at);
     if (d < nearest) nearest = d;
+    from = to;
   }
   return Math.max(0, convertLength(nearest, "degrees", "meters"));
 }
 
+/**
+ * distanceToRing for a grid-aligned box (a facility-map cell), to the bit: 0 inside, else the
+ * nearest of the edges that face the point (the others lie behind them), each measured along the
+ * ring's own direction. The same arithmetic as turf's, written with plain numbers: a wide status
+ * answer measures a thousand cells, and turf's arrays and helpers were most of the cost.
+ */
+export function distanceToBox(box: BBox, point: Position): number {
+  const [lng, lat] = point;
+  const west = lng < box.minLng;
+  const east = lng > box.maxLng;
+  const south = lat < box.minLat;
+  const north = lat > box.maxLat;
+  if (!(west || east || south || north)) return 0;
+  const at = new ArcPoint(lng, lat);
+  const sw = new ArcPoint(box.minLng, box.minLat);
+  const nw = west || north ? new ArcPoint(box.minLng, box.maxLat) : sw;
+  const se = south || east ? new ArcPoint(box.maxLng, box.minLat) : sw;
+  const ne = east || north ? new ArcPoint(box.maxLng, box.maxLat) : sw;
+  let nearest = Number.POSITIVE_INFINITY;
+  if (south) nearest = Math.min(nearest, arcDegrees(sw, se, at));
+  if (east) nearest = Math.min(nearest, arcDegrees(se, ne, at));
+  if (north) nearest = Math.min(nearest, arcDegrees(ne, nw, at));
+  if (west) nearest = Math.min(nearest, arcDegrees(nw, sw, at));
+  return Math.max(0, (nearest / DEGREES_PER_RADIAN) * EARTH_RADIUS_M);
+}
+
+/** turf's constants and unit conversions, operation for operation. */
+const EARTH_RADIUS_M = 6371008.8;
+const DEGREES_PER_RADIAN = 360 / (2 * Math.PI);
+const toRadians = (degrees: number) => ((degrees % 360) * Math.PI) / 180;
+const toDegrees = (radians: number) => ((radians % (2 * Math.PI)) * 180) / Math.PI;
+
+/** A position and its unit vector. */
+class ArcPoint {
+  readonly x: number;
+  readonly y: number;
+  readonly z: number;
+  constructor(
+    readonly lng: number,
+    readonly lat: number,
+  ) {
+    const phi = toRadians(lat);
+    const lambda = toRadians(lng);
+    this.x = Math.cos(phi) * Math.cos(lambda);
+    this.y = Math.cos(phi) * Math.sin(lambda);
+    this.z = Math.sin(phi);
+  }
+}
+
+/** arcDistanceDegrees (nearestOnArc, then turf's distance in degrees) with plain numbers. */
+function arcDegrees(a: ArcPoint, b: ArcPoint, c: ArcPoint): number {
+  let lng: number;
+  let lat: number;
+  if (b.lng === c.lng && b.lat === c.lat) [lng, lat] = [b.lng, b.lat];
+  else if (a.lng === c.lng && a.lat === c.lat) [lng, lat] = [a.lng, a.lat];
+  else {
+    const ax = a.y * b.z - a.z * b.y;
+    const ay = a.z * b.x - a.x * b.z;
+    const az = a.x * b.y - a.y * b.x;
+    const tx = ay * c.z - az * c.y;
+    const ty = az * c.x - ax * c.z;
+    const tz = ax * c.y - ay * c.x;
+    if (ax === 0 && ay === 0 && az === 0) {
+      const ahead = a.x * b.x + a.y * b.y + a.z * b.z > 0;
+      [lng, lat] = ahead ? [b.lng, b.lat] : [c.lng, c.lat];
+    } else if (tx === 0 && ty === 0 && tz === 0) [lng, lat] = [b.lng, b.lat];
+    else {
+      let ix = ty * az - tz * ay;
+      let iy = tz * ax - tx * az;
+      let iz = tx * ay - ty * ax;
+      const iLength = Math.sqrt(ix * ix + iy * iy + iz * iz);
+      ix /= iLength;
+      iy /= iLength;
+      iz /= iLength;
+      // Of ±I the one nearer c: c·(−I) is exactly −(c·I).
+      if (!(c.x * ix + c.y * iy + c.z * iz > 0)) [ix, iy, iz] = [-ix, -iy, -iz];
+      const axisLength = Math.sqrt(ax * ax + ay * ay + az * az);
+      const nx = ax / axisLength;
+      const ny = ay / axisLength;
+      const nz = az / axisLength;
+      const afterA = (a.y * iz - a.z * iy) * nx + (a.z * ix - a.x * iz) * ny + (a.x * iy - a.y * ix) * nz;
+      const beforeB = (iy * b.z - iz * b.y) * nx + (iz * b.x - ix * b.z) * ny + (ix * b.y - iy * b.x) * nz;
+      if (afterA >= 0 && beforeB >= 0) {
+        lng = toDegrees(Math.atan2(iy, ix));
+        lat = toDegrees(Math.asin(Math.min(Math.max(iz, -1), 1)));
+      } else {
+        const towardA = a.x * c.x + a.y * c.y + a.z * c.z > b.x * c.x + b.y * c.y + b.z * c.z;
+        [lng, lat] = towardA ? [a.lng, a.lat] : [b.lng, b.lat];
+      }
+    }
+  }
+  const sinLat = Math.sin(toRadians(lat - c.lat) / 2);
+  const sinLng = Math.sin(toRadians(lng - c.lng) / 2);
+  const h = sinLat * sinLat + sinLng * sinLng * Math.cos(toRadians(c.lat)) * Math.cos(toRadians(lat));
+  return 2 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h)) * DEGREES_PER_RADIAN;
+}
+
+/** A position with its unit vector, for measuring to arcs. */
+interface Corner {
+  p: Position;
+  v: Vector;
+}
+
 /** Degrees from a point to the nearest point of the arc a–b, as turf measures it. */
-function arcDistanceDegrees(a: Position, b: Position, point: Position): number {
+function arcDistanceDegrees(a: Corner, b: Corner, point: Corner): number {
+  const c = point.p;
   let on: Position;
-  if (b[0] === point[0] && b[1] === point[1]) on = b;
-  else if (a[0] === point[0] && a[1] === point[1]) on = a;
+  if (b.p[0] === c[0] && b.p[1] === c[1]) on = b.p;
+  else if (a.p[0] === c[0] && a.p[1] === c[1]) on = a.p;
   else on = nearestOnArc(a, b, point);
-  return turfDistance(point, on, { units: "degrees" });
+  return turfDistance(c, on, { units: "degrees" });
 }
 
 type Vector = [number, number, number];
@@ -303,10 +414,7 @@ function toVector(p: Position): Vector {
 }
 
 /** @turf/nearest-point-on-line's nearest point of the great-circle arc a–b to c. */
-function nearestOnArc(a: Position, b: Position, c: Position): Position {
-  const A = toVector(a);
-  const B = toVector(b);
-  const C = toVector(c);
+function nearestOnArc({ p: a, v: A }: Corner, { p: b, v: B }: Corner, { p: c, v: C }: Corner): Position {
   const axis = cross(A, B);
   if (axis[0] === 0 && axis[1] === 0 && axis[2] === 0) return dot(A, B) > 0 ? b : c;
   const target = cross(axis, C);

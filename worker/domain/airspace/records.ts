@@ -38,10 +38,14 @@ export function decodedProperties(
   properties: Record<string, unknown>,
   effectiveStart: string | null = null,
 ): Record<string, unknown> {
-  const keys = DECODED_PROPERTIES[type] ?? [];
-  const filled: Record<string, unknown> = Object.fromEntries(keys.map((key) => [key, null]));
+  // Plain loops: a wide status answer fills this for each of a thousand cells.
+  const filled: Record<string, unknown> = {};
+  for (const key of DECODED_PROPERTIES[type] ?? []) filled[key] = null;
   if (type === "wildfire") filled.date_effective = effectiveStart;
-  for (const [key, value] of Object.entries(properties)) if (value !== undefined) filled[key] = value;
+  for (const key of Object.keys(properties)) {
+    const value = properties[key];
+    if (value !== undefined) filled[key] = value;
+  }
   return filled;
 }
 

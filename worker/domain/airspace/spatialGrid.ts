@@ -7,6 +7,8 @@ import type { BBox } from "../geojson";
  * query box: a handful of index range scans whatever the size of the records.
  */
 const LEVEL_SIZES_DEG = [0.01, 0.1, 1, 10, 100] as const;
+/** The levels a search visits, finest first. */
+export const SEARCH_LEVELS = LEVEL_SIZES_DEG.map((_, level) => level);
 
 export interface GridCell {
   level: number;
@@ -49,7 +51,7 @@ export function indexCells(box: BBox): GridCell[] {
 
 /** One cell range per level: every record whose box meets `box` is listed in one of them. */
 export function searchRanges(box: BBox): LevelRange[] {
-  return LEVEL_SIZES_DEG.map((_, level) => rangeAt(level, box));
+  return SEARCH_LEVELS.map((level) => rangeAt(level, box));
 }
 
 /** Grows a box by `meters` on every side (a degree of longitude shrinks towards the poles). */

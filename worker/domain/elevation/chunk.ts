@@ -1,3 +1,4 @@
+import { toHex } from "../../lib/hash";
 import { ARCSEC_PER_DEGREE, chunkCells, chunksPerSide, NODATA, tileCells } from "./grid";
 
 /**
@@ -125,7 +126,7 @@ export async function encodeTile(tile: TileGrid): Promise<EncodedTile> {
   new DataView(content.buffer).setUint16(0, tile.step, true);
   content.set(samples, 2);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", content));
-  const version = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+  const version = toHex(digest.subarray(0, 8));
   return { version, mask: toHex(maskBytes), chunks, validSamples };
 }
 
@@ -133,8 +134,4 @@ export async function encodeTile(tile: TileGrid): Promise<EncodedTile> {
 export function maskHas(mask: string, index: number): boolean {
   const byte = Number.parseInt(mask.slice((index >> 3) * 2, (index >> 3) * 2 + 2), 16);
   return Number.isFinite(byte) && (byte & (1 << (index & 7))) !== 0;
-}
-
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
