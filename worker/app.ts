@@ -110,14 +110,11 @@ const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
  * really JSON (`curl -d '{…}'` without a Content-Type) is told so.
  */
 export function requireDocumentedBodyType(app: OpenAPIHono<AppEnv>) {
-  let routes: RoutePattern<{ method: string; types: string[] }>[] | undefined;
+  let byMethod: Map<string, RoutePattern<{ method: string; types: string[] }>[]> | undefined;
   return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method !== "POST" && c.req.method !== "PATCH" && c.req.method !== "PUT") return next();
-    routes ??= documentedBodies(app);
-    const route = mostSpecific(
-      routes.filter((r) => r.method === c.req.method),
-      c.req.path,
-    )[0];
+    byMethod ??= bodiesByMethod(app);
+    const route = mostSpecific(byMethod.get(c.req.method) ?? [], c.req.path)[0];
     if (!route || route.types.length === 0) return next();
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
     const jsonAccepted = route.types.includes(JSON_TYPE);
@@ -143,6 +140,14 @@ function unsupportedType(problem: string, json: boolean, form: boolean): ApiErro
   const accepted = [json ? JSON_TYPE : "", form ? FORM_TYPES[0] : ""].filter(Boolean);
   const message = `${problem}: send the body as ${accepted.join(" or ")} with a matching Content-Type header`;
   return new ApiError(415, message, [{ name: "content-type", message: `use ${accepted.join(" or ")}` }]);
+}
+
+/** documentedBodies by method: a request is matched only against its own method's routes. */
+function bodiesByMethod(app: OpenAPIHono<AppEnv>) {
+  const byMethod = new Map<string, ReturnType<typeof documentedBodies>>();
+  for (const route of documentedBodies(app))
+    byMethod.set(route.method, [...(byMethod.get(route.method) ?? []), route]);
+  return byMethod;
 }
 
 /** Method, path and body media types of every route documented with a request body. */
@@ -172,8 +177,9 @@ function pathPattern(path: string, param: ":" | "{"): { regex: RegExp; rank: num
 /** The patterns matching `path` whose segments are the most literal, left to right. */
 function mostSpecific<T>(patterns: RoutePattern<T>[], path: string): RoutePattern<T>[] {
   let best: RoutePattern<T>[] = [];
+  const trimmed = trimSlash(path);
   for (const pattern of patterns) {
-    if (!pattern.regex.test(trimSlash(path))) continue;
+    if (!pattern.regex.test(trimmed)) continue;
     const order = best[0] ? compareRank(pattern.rank, best[0].rank) : 1;
     if (order > 0) best = [pattern];
     else if (order === 0) best.push(pattern);
