@@ -38,7 +38,7 @@ export interface RelayProcess extends Process {
   metricsPort: number;
 }
 
-/** Starts relay/main.ts on free ports (UDP and metrics) and resolves once it logs that it listens. */
+/** Starts the relay as npm start runs it (relayCommand) on free ports (UDP and metrics); resolves once it listens. */
 export async function startRelayProcess(options: {
   workerUrl: string;
   secret: string;
@@ -46,9 +46,7 @@ export async function startRelayProcess(options: {
   flags?: string[];
 }): Promise<RelayProcess> {
   const args = [
-    "--import",
-    "tsx",
-    "relay/main.ts",
+    ...(await relayCommand(`relay-${process.pid}`)),
     "--port=0",
     "--host=127.0.0.1",
     "--metrics-port=0",

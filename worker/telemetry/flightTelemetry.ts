@@ -86,7 +86,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   /** Remote ID declarations of an injected test flight, kept only for such flights. */
   private readonly remoteIdTables = new LazyTables(this.ctx.storage.sql, CREATE_REMOTE_ID, "remote_id");
   /** Conformance monitoring and the live stream (liveFeed.ts). */
-  private readonly live = new LiveFeed(this.ctx, this.env);
+  private readonly live = new LiveFeed(this.ctx, this.env, () => this.hasTable());
   /** Conformance events to the account's webhook, delivered by the alarm (webhookOutbox.ts). */
   private readonly outbox = new WebhookOutbox(this.ctx, this.env);
   /** Where the flight reports from, for network Remote ID's views (livePositions.ts). */

@@ -90,6 +90,8 @@ export class LiveFeed {
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly env: Bindings,
+    /** Whether the flight's `records` table exists (the Durable Object remembers the answer). */
+    private readonly hasRecords: () => boolean,
   ) {
     this.tables = new LazyTables(ctx.storage.sql, CREATE_TABLES, "conformance_events");
   }
@@ -301,8 +303,7 @@ export class LiveFeed {
   ): { frames: { seq: number; frame: Uint8Array }[]; done: boolean } {
     const sql = this.ctx.storage.sql;
     const hasEvents = this.tables.exist();
-    const hasRecords = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
-    const records = hasRecords
+    const records = this.hasRecords()
       ? sql
           .exec<{
             id: number;
@@ -354,8 +355,7 @@ export class LiveFeed {
   private lastSequence(): number {
     if (this.lastSeq === undefined) {
       const sql = this.ctx.storage.sql;
-      const hasRecords = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'records'").toArray().length > 0;
-      const record = hasRecords
+      const record = this.hasRecords()
         ? (sql.exec<{ m: number | null }>("SELECT MAX(id) AS m FROM records").one().m ?? 0)
         : 0;
       const event = this.tables.exist()
