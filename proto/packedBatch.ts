@@ -183,6 +183,9 @@ export function unpackBatch(bytes: Uint8Array): SessionRecords[] {
       const identity = bytes[at + 7]!;
       const timestamp = view.getFloat64(at + 8, true);
       const receivedAt = view.getFloat64(at + 16, true);
+      // What IngestRow asks of received_at, which the format alone does not hold.
+      if (!Number.isSafeInteger(receivedAt) || receivedAt < 0)
+        throw new PackedBatchError(`${where}: received_at at byte ${at + 16} is not whole milliseconds`);
       at += RECORD_HEADER_BYTES;
       need(identity + 8 * kind.fields.length, where);
       datagrams.push(base64(bytes, at, at + identity));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RecordRow } from "../../proto/ingest";
+import { IngestRequest, PackedIngestRequest, type RecordRow } from "../../proto/ingest";
 import {
   ByteWriter,
   isPackedBatch,
@@ -66,6 +66,33 @@ describe("packed batches (proto/packedBatch.ts)", () => {
     const badText = whole.slice();
     badText[5] = 0xff;
     expect(() => unpackBatch(badText)).toThrow(/flight_id at byte 5 is not UTF-8/);
+    // received_at must be whole milliseconds (IngestRow), which a double does not guarantee.
+    for (const receivedAt of [-1, 1.5, Number.NaN, 2 ** 53]) {
+      const odd = batch([["flight|a", "session|a", [[1, 0, "barometer", 1, receivedAt, 3]]]]);
+      expect(() => unpackBatch(odd)).toThrow(/record 0: received_at at byte \d+ is not whole milliseconds/);
+    }
+  });
+
+  it("with PackedIngestRequest, hold the same rules as a JSON post (IngestRequest)", () => {
+    const check = (rows: RecordRow[], sessionId = "session|a") => {
+      const sessions = unpackBatch(batch([["flight|a", sessionId, rows]]));
+      const packed = PackedIngestRequest.safeParse({ sessions });
+      const json = IngestRequest.safeParse({ sessions });
+      expect(packed.success).toBe(json.success);
+      return packed.success ? [] : packed.error.issues.map((i) => i.path.join("."));
+    };
+    expect(check([[1, 0, "position", 1000, 2000, 47.3, 8.5, 1, 1, 1]])).toEqual([]);
+    expect(check([[1, 0, "position", 1000, 2000, 91, 8.5, 1, 1, 1]])).toEqual([
+      "sessions.0.records.0.latitude",
+    ]);
+    expect(check([[1, 0, "position", -5, 2000, 47.3, 8.5, 1, 1, 1]])).toEqual([
+      "sessions.0.records.0.timestamp",
+    ]);
+    expect(check([[1, 0, "barometer", 1, 2, Number.POSITIVE_INFINITY]])).toEqual([
+      "sessions.0.records.0.pressure",
+    ]);
+    expect(check([])).toEqual(["sessions.0.records"]);
+    expect(check([[1, 0, "barometer", 1, 2, 3]], "s".repeat(65))).toEqual(["sessions.0.session_id"]);
   });
 
   it("refuses to pack an id longer than its one length byte", () => {

@@ -1,5 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { datagramIdentity, IngestRequest, IngestResult, RelaySession } from "../../proto/ingest";
+import {
+  datagramIdentity,
+  IngestRequest,
+  IngestResult,
+  PackedIngestRequest,
+  RelaySession,
+} from "../../proto/ingest";
 import { PACKED_BATCH_TYPE, PackedBatchError, unpackBatch } from "../../proto/packedBatch";
 import { namedFields, RECORD_TYPES, recordKinds } from "../../proto/records";
 import { createRouter, validationError } from "../app";
@@ -216,7 +222,7 @@ export const telemetryRoutes = createRouter()
     });
   });
 
-/** A packed batch's sessions, validated exactly as a JSON post's. */
+/** A packed batch's sessions, held to the same rules as a JSON post's (PackedIngestRequest). */
 function unpackedSessions(bytes: Uint8Array): IngestRequest["sessions"] {
   let sessions: unknown;
   try {
@@ -225,7 +231,7 @@ function unpackedSessions(bytes: Uint8Array): IngestRequest["sessions"] {
     if (err instanceof PackedBatchError) throw badRequest("body", err.message);
     throw err;
   }
-  const checked = IngestRequest.safeParse({ sessions });
+  const checked = PackedIngestRequest.safeParse({ sessions });
   if (!checked.success) throw validationError(checked.error.issues);
   return checked.data.sessions;
 }
