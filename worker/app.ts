@@ -145,8 +145,11 @@ function unsupportedType(problem: string, json: boolean, form: boolean): ApiErro
 /** documentedBodies by method: a request is matched only against its own method's routes. */
 function bodiesByMethod(app: OpenAPIHono<AppEnv>) {
   const byMethod = new Map<string, ReturnType<typeof documentedBodies>>();
-  for (const route of documentedBodies(app))
-    byMethod.set(route.method, [...(byMethod.get(route.method) ?? []), route]);
+  for (const route of documentedBodies(app)) {
+    const routes = byMethod.get(route.method);
+    if (routes) routes.push(route);
+    else byMethod.set(route.method, [route]);
+  }
   return byMethod;
 }
 

@@ -1,9 +1,9 @@
 import { CELLS_PER_DEGREE, cellCenter } from "../../worker/domain/airspace/facilityGrid";
 import { METERS_PER_DEGREE } from "../../worker/domain/airspace/spatialGrid";
 import type { MultiPolygon, Polygon, Position } from "../../worker/domain/geojson";
+import { METERS_PER_FOOT } from "../../worker/domain/units";
 import type { AirspaceRecord, FacilityMapRecord } from "./dataset";
 import type { AirportInput } from "./formats/airports";
-import { FEET } from "./formats/source";
 
 /** An airport with its runway centrelines (threshold to threshold) and its country. */
 export interface AirportWithRunways extends AirportInput {
@@ -74,7 +74,7 @@ function surfaceArea(airport: AirportWithRunways, airspaceClass: "B" | "D"): Air
     },
     floorM: 0,
     floorCode: "AGL",
-    ceilingM: round2(ceilingFt * FEET),
+    ceilingM: round2(ceilingFt * METERS_PER_FOOT),
     ceilingCode: "MSL",
     city: airport.city,
     source: "synthetic",
@@ -147,7 +147,7 @@ function flightRestrictionZone(airport: AirportWithRunways): AirspaceRecord {
     properties: { type: "frz", ...(airport.icao ? { icao: airport.icao } : {}), airport_name: airport.name },
     floorM: 0,
     floorCode: "AGL",
-    ceilingM: round2(FRZ_HEIGHT_FT * FEET),
+    ceilingM: round2(FRZ_HEIGHT_FT * METERS_PER_FOOT),
     ceilingCode: "AGL",
     city: airport.city,
     source: "synthetic",

@@ -1,9 +1,9 @@
 import booleanIntersects from "@turf/boolean-intersects";
 import { adviseArea, CONTROLLED_AIRSPACE, laancOverArea } from "../domain/airspace/advisories";
-import { FEET_TO_METERS } from "../domain/airspace/facilityGrid";
 import { decideLaanc } from "../domain/airspace/laanc";
 import { defaultSelection } from "../domain/airspace/rules";
 import { bboxOf } from "../domain/geojson";
+import { METERS_PER_FOOT } from "../domain/units";
 import type { Db } from "../env";
 import { rulesetsFor } from "../services/airspace";
 import { advisoryInputs } from "../store/airspace";
@@ -99,14 +99,14 @@ export async function assessVolume(
     // how high a flight goes without further authorization.
     for (const map of facilityMaps) {
       const ceilingFt = Math.min(...map.ceilingsFt);
-      const blocked = ceilingFt === 0 || altitudeM > ceilingFt * FEET_TO_METERS + 1e-6;
+      const blocked = ceilingFt === 0 || altitudeM > ceilingFt * METERS_PER_FOOT + 1e-6;
       findings.push({
         effect: blocked ? "Block" : "Advise",
         source: "windsock",
         id: `facility_map:${map.airportId}`,
         name: `${map.icao ?? map.airportId} ${map.name} facility map`,
         reason: blocked
-          ? `The facility-map ceiling here is ${ceilingFt} ft, below ${Math.round(altitudeM / FEET_TO_METERS)} ft: authorization needed`
+          ? `The facility-map ceiling here is ${ceilingFt} ft, below ${Math.round(altitudeM / METERS_PER_FOOT)} ft: authorization needed`
           : `Controlled airspace: authorization available up to ${ceilingFt} ft`,
       });
     }

@@ -1,5 +1,7 @@
-import circle from "@turf/circle";
 import type { MultiPolygon, Polygon, Position } from "../domain/geojson";
+import { circlePolygon } from "../domain/geometry/circle";
+import { METERS_PER_FOOT } from "../domain/units";
+import { isObject } from "../lib/json";
 
 /**
  * EUROCAE ED-269 UAS geographical zones (JSON, as InterUSS's test data and the Swiss CIS publish
@@ -47,12 +49,6 @@ export interface Ed269Parsed {
   problems: string[];
 }
 
-/** Shared with ED-318's reader (./ed318.ts). */
-export const FEET = 0.3048;
-export const CIRCLE_STEPS = 32;
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** Throws when the document is not ED-269 at all; zones it cannot use are reported, not fatal. */
 export function parseEd269(json: unknown): Ed269Parsed {
   if (!isObject(json)) throw new Error("not ED-269: expected a JSON object");
@@ -82,7 +78,7 @@ function limit(v: unknown, uom: string, what: string): number | null {
   if (v === null || v === undefined || v === "") return null;
   const n = typeof v === "number" ? v : Number(v);
   if (!Number.isFinite(n)) throw new Error(`${what} is not a number`);
-  return uom === "FT" ? n * FEET : n;
+  return uom === "FT" ? n * METERS_PER_FOOT : n;
 }
 
 function position(p: unknown): Position {
@@ -109,7 +105,7 @@ function projection(h: unknown): Polygon {
     const center = position(h.center);
     const radius = typeof h.radius === "number" ? h.radius : Number(h.radius);
     if (!Number.isFinite(radius) || radius <= 0) throw new Error("a Circle needs a positive radius (meters)");
-    return circle(center, radius / 1000, { steps: CIRCLE_STEPS, units: "kilometers" }).geometry as Polygon;
+    return circlePolygon(center, radius);
   }
   throw new Error(`horizontalProjection type ${String(h.type)} is not Polygon or Circle`);
 }

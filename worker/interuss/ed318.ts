@@ -1,6 +1,8 @@
-import circle from "@turf/circle";
 import type { Polygon, Position } from "../domain/geojson";
-import { CIRCLE_STEPS, type Ed269Volume, type Ed269Zone, FEET, isObject, type Restriction } from "./ed269";
+import { circlePolygon } from "../domain/geometry/circle";
+import { METERS_PER_FOOT } from "../domain/units";
+import { isObject } from "../lib/json";
+import type { Ed269Volume, Ed269Zone, Restriction } from "./ed269";
 
 /**
  * EUROCAE ED-318 (2024) UAS geographical zones: a GeoJSON FeatureCollection whose features carry
@@ -299,8 +301,7 @@ function volumesOf(g: unknown, field: string): Ed269Volume[] {
       const radius = g.extent.radius;
       if (typeof radius !== "number" || !Number.isFinite(radius) || radius <= 0)
         throw new FieldError(`${field}.extent.radius`, "is not a positive number of metres");
-      const area = circle(center, radius / 1000, { steps: CIRCLE_STEPS, units: "kilometers" })
-        .geometry as Polygon;
+      const area = circlePolygon(center, radius);
       return [{ area, ...limits }];
     }
     default:
@@ -325,7 +326,7 @@ function layerOf(layer: unknown, field: string): Limits {
     const v = layer[key];
     if (typeof v !== "number" || !Number.isFinite(v))
       throw new FieldError(`${field}.${key}`, "is not a number");
-    return uom === "ft" ? v * FEET : v;
+    return uom === "ft" ? v * METERS_PER_FOOT : v;
   };
   const limits: Limits = {
     upperM: metres("upper"),

@@ -1,6 +1,7 @@
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import type { Db } from "../env";
 import { newId } from "../lib/ids";
+import { isObject } from "../lib/json";
 import { areaSizeError } from "../services/airspace";
 import { createPlanFlight } from "../services/flightCreation";
 import { deleteSubmittedPlan, endFlight, findFlight, insertPlan } from "../store/flights";
@@ -46,9 +47,6 @@ export interface UpsertResponse {
   notes?: string;
   includes_advisories?: AdvisoryInclusion;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The service account and its pilot, created the first time the qualifier plans anything. */
 export async function virtualPilot(

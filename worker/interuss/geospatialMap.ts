@@ -1,4 +1,5 @@
 import type { Db } from "../env";
+import { isObject } from "../lib/json";
 import { unknownRulesetIds } from "../store/rulesets";
 import { assessVolume, type Effect, type Finding, rulesetIdOf } from "./assessment";
 import { parseEd269, RESTRICTIONS } from "./ed269";
@@ -27,9 +28,6 @@ const statusBody = (s: Pick<DataSource, "id" | "status" | "message">): SourceSta
 });
 
 export class Conflict extends Error {}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * PUT: download the source, parse its ED-269 zones and keep them (Ready), or record why not

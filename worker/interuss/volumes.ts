@@ -1,5 +1,7 @@
-import circle from "@turf/circle";
 import type { Polygon, Position } from "../domain/geojson";
+import { circlePolygon } from "../domain/geometry/circle";
+import { METERS_PER_FOOT } from "../domain/units";
+import { isObject } from "../lib/json";
 
 /**
  * The interfaces' geotemporal shapes (ASTM F3548-21 / InterUSS `geotemporal.yaml`): Volume4D,
@@ -29,14 +31,8 @@ export class InvalidInput extends Error {
   }
 }
 
-const FEET = 0.3048;
-/** Circles are drawn with this many vertices. */
-const CIRCLE_STEPS = 32;
 /** A position filter is a point: a square this wide (meters) stands for it. */
 const POINT_SIDE_M = 1;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 function finite(v: unknown, field: string): number {
   if (typeof v !== "number" || !Number.isFinite(v)) throw new InvalidInput(field, "must be a number");
@@ -57,7 +53,7 @@ function length(v: unknown, field: string): number {
   if (!isObject(v)) throw new InvalidInput(field, "must be an object with value and units");
   const value = finite(v.value, `${field}.value`);
   if (v.units === "M" || v.units === undefined) return value;
-  if (v.units === "FT") return value * FEET;
+  if (v.units === "FT") return value * METERS_PER_FOOT;
   throw new InvalidInput(`${field}.units`, "must be M or FT");
 }
 
@@ -91,7 +87,7 @@ export function volume4d(v: unknown, field: string): Volume {
     const center = latLng(volume.outline_circle.center, `${field}.volume.outline_circle.center`);
     const radius = length(volume.outline_circle.radius, `${field}.volume.outline_circle.radius`);
     if (radius <= 0) throw new InvalidInput(`${field}.volume.outline_circle.radius`, "must be positive");
-    area = circle(center, radius / 1000, { steps: CIRCLE_STEPS, units: "kilometers" }).geometry as Polygon;
+    area = circlePolygon(center, radius);
   } else {
     throw new InvalidInput(`${field}.volume`, "needs outline_polygon or outline_circle");
   }

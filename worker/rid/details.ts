@@ -1,4 +1,5 @@
 import { roundCoordinate } from "../domain/geojson";
+import { isObject } from "../lib/json";
 import type { OperatorLocation, RIDFlightDetails, UASID } from "./f3411";
 
 /**
@@ -33,8 +34,6 @@ export function detailsInForce(list: DeclaredDetails[], now: number): DeclaredDe
   return sorted.filter((d) => d.effectiveAfter <= now).at(-1) ?? sorted[0];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 

@@ -1,5 +1,6 @@
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { type Checked, checked, type Problem, problem } from "../domain/problem";
+import { isObject } from "../lib/json";
 import { parseTime } from "../lib/time";
 import { type DeclaredState, metersOfHorizontalAccuracy } from "./aircraftState";
 import { SpecialSpeed, SpecialTrackDirection, SpecialVerticalSpeed } from "./constants";
@@ -44,8 +45,6 @@ export interface InjectedFlight {
   original: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 

@@ -16,6 +16,7 @@ import {
 import { limitPerSubject } from "../interuss/rateLimit";
 import { createTest, deleteTest, TestExists, TestNotFound } from "../interuss/ridInjection";
 import { InvalidInput } from "../interuss/volumes";
+import { isObject } from "../lib/json";
 import { RID_SCOPES } from "../rid/constants";
 import { parseRecentDuration, parseView } from "../rid/view";
 import { flightDetails, flightsInView } from "../services/remoteId";
@@ -262,9 +263,6 @@ function renderRidError(e: Error, c: Context<AppEnv>) {
   if (e instanceof DssUnavailable) return c.json({ message: `DSS registration failed: ${e.message}` }, 503);
   return renderKnownError(e, c);
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: interussValidationHook })
   .openapi(routes.flights, async (c) => {

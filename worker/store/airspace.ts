@@ -7,7 +7,6 @@ import {
   facilityMaps,
   jurisdictionCells,
   jurisdictions,
-  rulesets,
 } from "../../schema";
 import { type AirspaceFeature, CONTROLLED_AIRSPACE, type FacilityCell } from "../domain/airspace/advisories";
 import { cellRange } from "../domain/airspace/facilityGrid";
@@ -17,7 +16,7 @@ import { SEARCH_LEVELS, searchRanges } from "../domain/airspace/spatialGrid";
 import type { BBox, Geometry } from "../domain/geojson";
 import type { Db } from "../env";
 import { type BoundRead, preparedRead, readBatch } from "./prepared";
-import { rulesetsQuery, toRulesets } from "./rulesets";
+import { rulesetsNamed, toRulesets } from "./rulesets";
 
 /**
  * Spatial reads of the airspace area: features, facility-map cells and jurisdictions under a box,
@@ -149,8 +148,9 @@ export function featuresMeeting(db: Db): SQL {
 const featuresRead = preparedRead((db) =>
   db.select(featureColumns).from(airspaceFeatures).where(featuresMeeting(db)).prepare(),
 );
-const features = (db: Db, box: BBox, filter: FeatureFilter) =>
-  featuresRead(db, { ...boxValues(box), ...filterValues(filter) });
+/** The features read for a box's values (boxValues: worked out once for all reads of a batch). */
+const features = (db: Db, box: Record<string, number>, filter: FeatureFilter) =>
+  featuresRead(db, { ...box, ...filterValues(filter) });
 
 /** `row BETWEEN … AND col BETWEEN …`: the facility-map cells on the grid rows and columns under the box. */
 export function cellsUnder(): SQL {
@@ -195,9 +195,8 @@ const mapsRead = preparedRead((db) =>
     )
     .prepare(),
 );
-function cellsAndMaps(db: Db, box: BBox) {
-  const values = boxValues(box);
-  return [cellsRead(db, values), mapsRead(db, values)] as const;
+function cellsAndMaps(db: Db, box: Record<string, number>) {
+  return [cellsRead(db, box), mapsRead(db, box)] as const;
 }
 
 type RowOf<R> = R extends (...args: never[]) => BoundRead<(infer Row)[]> ? Row : never;
@@ -255,11 +254,6 @@ function toJurisdictions(rows: RowOf<typeof jurisdictionsRead>[]): Jurisdiction[
   }));
 }
 
-/** The rulesets named in a JSON list of ids. */
-const rulesetsNamedRead = preparedRead((db) =>
-  rulesetsQuery(db, sql`${rulesets.id} IN (SELECT value FROM json_each(${slot("ids")}))`).prepare(),
-);
-
 /**
  * Everything an advisory query needs, in one round trip: the chosen rulesets, the features around
  * the area in effect during the window, and the facility-map cells under it.
@@ -270,10 +264,11 @@ export async function advisoryInputs(
   rulesetIds: string[],
   window: { start: number; end: number },
 ): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
+  const values = boxValues(box);
   const [rulesetRows, featureRows, cells, maps] = await readBatch(db, [
-    rulesetsNamedRead(db, { ids: JSON.stringify(rulesetIds) }),
-    features(db, box, window),
-    ...cellsAndMaps(db, box),
+    rulesetsNamed(db, { ids: JSON.stringify(rulesetIds) }),
+    features(db, values, window),
+    ...cellsAndMaps(db, values),
   ]);
   return { rulesets: toRulesets(rulesetRows), features: featureRows, cells: toCells(cells, maps) };
 }
@@ -293,9 +288,10 @@ export async function pointInputs(
   cells: FacilityCell[];
 }> {
   const withCells = !filter.types || filter.types.includes(CONTROLLED_AIRSPACE);
-  const common = [jurisdictionsUnder(db, at), features(db, around, filter)] as const;
+  const values = boxValues(around);
+  const common = [jurisdictionsUnder(db, at), features(db, values, filter)] as const;
   const [candidates, featureRows, cells, maps] = withCells
-    ? await readBatch(db, [...common, ...cellsAndMaps(db, around)])
+    ? await readBatch(db, [...common, ...cellsAndMaps(db, values)])
     : [...(await readBatch(db, common)), [], []];
   return {
     jurisdictions: toJurisdictions(candidates),
@@ -319,14 +315,14 @@ export async function placeInputs(
 ): Promise<{ jurisdictions: Jurisdiction[]; features: AirspaceFeature[] }> {
   const [candidates, featureRows] = await readBatch(db, [
     jurisdictionsUnder(db, at),
-    features(db, around, filter),
+    features(db, boxValues(around), filter),
   ]);
   return { jurisdictions: toJurisdictions(candidates), features: featureRows };
 }
 
 /** The features (by the filter) whose reach meets `box`. */
 export async function featuresAround(db: Db, box: BBox, filter: FeatureFilter): Promise<AirspaceFeature[]> {
-  const [rows] = await readBatch(db, [features(db, box, filter)]);
+  const [rows] = await readBatch(db, [features(db, boxValues(box), filter)]);
   return rows;
 }
 
@@ -336,9 +332,10 @@ export async function featuresAndCells(
   box: BBox,
   filter: FeatureFilter,
 ): Promise<{ features: AirspaceFeature[]; cells: FacilityCell[] }> {
+  const values = boxValues(box);
   const [featureRows, cells, maps] = await readBatch(db, [
-    features(db, box, filter),
-    ...cellsAndMaps(db, box),
+    features(db, values, filter),
+    ...cellsAndMaps(db, values),
   ]);
   return { features: featureRows, cells: toCells(cells, maps) };
 }

@@ -4,6 +4,7 @@ import type { Condition, FlightFeature, Ruleset, Trigger } from "../domain/airsp
 import type { Db } from "../env";
 import { TtlCache } from "../lib/ttlCache";
 import type { FlightPlanRow } from "./flights";
+import { preparedRead, readBatch } from "./prepared";
 
 /** Rulesets with their rules and jurisdiction, the flight features rules name, and plans' authorizations. */
 
@@ -73,18 +74,28 @@ export function toRulesets(rows: Awaited<ReturnType<typeof rulesetsQuery>>): Rul
   return [...byId.values()];
 }
 
+/** The rulesets named in a JSON list of ids (`ids`), prepared once: advisory batches read it too. */
+export const rulesetsNamed = preparedRead((db) =>
+  rulesetsQuery(
+    db,
+    sql`${rulesets.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`,
+  ).prepare(),
+);
+
 /** Rulesets by id, in display order; unknown ids are simply absent. */
 export async function rulesetsByIds(db: Db, ids: string[]): Promise<Ruleset[]> {
   if (ids.length === 0) return [];
-  return toRulesets(await rulesetsQuery(db, inArray(rulesets.id, ids)));
+  const [rows] = await readBatch(db, [rulesetsNamed(db, { ids: JSON.stringify(ids) })]);
+  return toRulesets(rows);
 }
 
 /**
- * Rulesets change only when an operator reloads them: each isolate keeps those of a set of
- * jurisdictions a minute, as it keeps the flight feature definitions, so a status query reads no
- * rules. Shared between requests: callers never change them. An empty answer is never kept.
+ * Rulesets and flight feature definitions change only when an operator reloads them: each isolate
+ * keeps them this long, as it keeps API keys, so a status query reads no rules and an evaluation
+ * costs one D1 round trip. Shared between requests: callers never change them. An empty answer is
+ * never kept.
  */
-const RULESETS_CACHE_MS = 60_000;
+const RELOADED_WITHIN_MS = 60_000;
 const MAX_CACHED_JURISDICTION_SETS = 1_000;
 const cachedRulesets = new TtlCache<Ruleset[]>(MAX_CACHED_JURISDICTION_SETS);
 
@@ -99,7 +110,7 @@ export async function rulesetsOfJurisdictions(
   const cached = cachedRulesets.get(key, now);
   if (cached) return cached;
   const found = toRulesets(await rulesetsQuery(db, inArray(rulesets.jurisdictionId, jurisdictionIds)));
-  if (found.length > 0) cachedRulesets.set(key, found, RULESETS_CACHE_MS, now);
+  if (found.length > 0) cachedRulesets.set(key, found, RELOADED_WITHIN_MS, now);
   return found;
 }
 
@@ -111,11 +122,7 @@ export async function unknownRulesetIds(db: Db, ids: string[]): Promise<string[]
   return [...new Set(ids)].filter((id) => !knownIds.has(id));
 }
 
-/**
- * Definitions change only when an operator reloads the rulesets: each isolate keeps them a minute,
- * as it keeps API keys, so an evaluation costs one D1 round trip. An empty table is never kept.
- */
-const DEFINITIONS_CACHE_MS = 60_000;
+/** Every flight feature definition, kept RELOADED_WITHIN_MS. */
 const cachedDefinitions = new TtlCache<Map<string, FlightFeature>>(1);
 
 /** Every flight feature definition (a few dozen rows). */
@@ -123,7 +130,7 @@ export async function allFlightFeatures(db: Db, now = Date.now()): Promise<Map<s
   const cached = cachedDefinitions.get("all", now);
   if (cached) return cached;
   const definitions = toFlightFeatures(await db.select().from(flightFeatures));
-  if (definitions.size > 0) cachedDefinitions.set("all", definitions, DEFINITIONS_CACHE_MS, now);
+  if (definitions.size > 0) cachedDefinitions.set("all", definitions, RELOADED_WITHIN_MS, now);
   return definitions;
 }
 

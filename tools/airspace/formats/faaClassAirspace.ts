@@ -1,5 +1,6 @@
+import { METERS_PER_FOOT } from "../../../worker/domain/units";
 import type { AirspaceRecord } from "../dataset";
-import { cleanGeometry, count, FEET, featuresOf, numberOf, type Parsed } from "./source";
+import { cleanGeometry, count, featuresOf, numberOf, type Parsed } from "./source";
 
 /** Classes that reach the surface, where drones fly: B, C, D and the Class E surface areas. */
 const SURFACE_E = new Set(["CLASS_E2", "CLASS_E3", "CLASS_E4"]);
@@ -65,7 +66,10 @@ function limit(value: unknown, code: unknown): { meters: number; code: string } 
   const reference = String(code ?? "").toUpperCase();
   if (reference === "SFC") return { meters: 0, code: "AGL" };
   if (feet === null || feet < 0) return undefined;
-  return { meters: Math.round(feet * FEET * 100) / 100, code: reference === "AGL" ? "AGL" : "MSL" };
+  return {
+    meters: Math.round(feet * METERS_PER_FOOT * 100) / 100,
+    code: reference === "AGL" ? "AGL" : "MSL",
+  };
 }
 
 function titleCase(text: string): string {

@@ -1,4 +1,5 @@
 import { cellOfPolygon } from "../../../worker/domain/airspace/facilityGrid";
+import { METERS_PER_FOOT } from "../../../worker/domain/units";
 import type { FacilityMapRecord } from "../dataset";
 import { cleanGeometry, count, featuresOf, numberOf, type Parsed, sourceTime } from "./source";
 
@@ -45,7 +46,7 @@ export function parseFacilityMap(text: string): Parsed {
       };
       maps.set(airportId, map);
     }
-    map.cells.push({ ...cell, ceilingFt: Math.round(metres ? ceiling / 0.3048 : ceiling) });
+    map.cells.push({ ...cell, ceilingFt: Math.round(metres ? ceiling / METERS_PER_FOOT : ceiling) });
   }
   return { features: [], facilityMaps: [...maps.values()], skipped };
 }

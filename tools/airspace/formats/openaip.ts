@@ -1,5 +1,6 @@
+import { METERS_PER_FOOT } from "../../../worker/domain/units";
 import type { AirspaceRecord } from "../dataset";
-import { cleanGeometry, count, FEET, numberOf, type Parsed, sourceTime } from "./source";
+import { cleanGeometry, count, numberOf, type Parsed, sourceTime } from "./source";
 
 /** OpenAIP airspace types (core API `type`) mapped to ours; the rest do not concern drones. */
 const TYPES: Record<number, { type: string; kind: string }> = {
@@ -89,9 +90,13 @@ function limit(input: OpenAipLimit | undefined): { meters: number; code: string 
   const value = numberOf(input?.value);
   if (!input || value === null) return undefined;
   const feet =
-    input.unit === UNIT_FLIGHT_LEVEL ? value * 100 : input.unit === UNIT_FEET ? value : value / FEET;
+    input.unit === UNIT_FLIGHT_LEVEL
+      ? value * 100
+      : input.unit === UNIT_FEET
+        ? value
+        : value / METERS_PER_FOOT;
   return {
-    meters: Math.round(feet * FEET * 100) / 100,
+    meters: Math.round(feet * METERS_PER_FOOT * 100) / 100,
     code: input.unit === UNIT_FLIGHT_LEVEL ? "STD" : (REFERENCE[input.referenceDatum ?? 1] ?? "MSL"),
   };
 }

@@ -99,8 +99,6 @@ export function sourceTime(value: unknown): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-export const FEET = 0.3048;
-
 /** A number from a source field that may be a string. */
 export function numberOf(value: unknown): number | null {
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;

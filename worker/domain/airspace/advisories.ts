@@ -1,8 +1,9 @@
 import { isoTimeOrNull } from "../../lib/time";
 import { bboxOf, type Geometry, type Polygon, type Position, roundCoordinate } from "../geojson";
+import { METERS_PER_FOOT } from "../units";
 import { cellsTouching } from "./cellCover";
 import { type Color, highestColor } from "./colors";
-import { cellBox, cellCenter, FEET_TO_METERS, type GridCellKey } from "./facilityGrid";
+import { cellBox, cellCenter, type GridCellKey } from "./facilityGrid";
 import { distanceFromPoint, distanceToArea, distanceToBox, metersBetweenBoxes } from "./geometry";
 import type { FacilityMapOverArea } from "./laanc";
 import { adviseUnder, type Ruleset } from "./rules";
@@ -150,7 +151,7 @@ function laancProperties(cells: FacilityCell[]): Record<string, unknown> {
     ...(lowest.map.icao ? { icao: lowest.map.icao } : {}),
     last_edit_date: isoTimeOrNull(lowest.map.lastEdit),
     auto_auth_floor_m_agl: 0,
-    auto_auth_ceiling_m_agl: round2(lowest.ceilingFt * FEET_TO_METERS),
+    auto_auth_ceiling_m_agl: round2(lowest.ceilingFt * METERS_PER_FOOT),
     manual_auth_ceiling_m_agl: MANUAL_AUTH_CEILING_M,
   };
 }

@@ -6,8 +6,6 @@ import { type BBox, boxPolygon, type Polygon, type Position } from "../geojson";
  */
 export const CELLS_PER_DEGREE = 120;
 
-export const FEET_TO_METERS = 0.3048;
-
 export interface GridCellKey {
   row: number;
   col: number;

@@ -1,7 +1,6 @@
 import booleanIntersects from "@turf/boolean-intersects";
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import turfDistance from "@turf/distance";
-import { convertLength, degreesToRadians, radiansToDegrees } from "@turf/helpers";
 import pointToPolygonDistance from "@turf/point-to-polygon-distance";
 import type * as GeoJSON from "geojson";
 import {
@@ -153,12 +152,14 @@ class EdgeIndex {
   private readonly cellH: number;
   private readonly cells: number[][];
   private readonly edgeBoxes: BBox[] = [];
+  /** The ring's vertices with their unit vectors, made once: a point measures many edges. */
+  private readonly points: ArcPoint[];
   private readonly seen: Uint32Array;
   private stamp = 0;
   /** The widest latitude (absolute) any edge's arc reaches. */
   private readonly widest: number;
 
-  constructor(private readonly ring: Position[]) {
+  constructor(ring: Position[]) {
     const box = bboxOf({ type: "LineString", coordinates: ring });
     this.box = box;
     const edges = Math.max(1, ring.length - 1);
@@ -171,6 +172,7 @@ class EdgeIndex {
     this.cellH = h > 0 ? h / this.rows : 1;
     this.cells = Array.from({ length: this.cols * this.rows }, () => []);
     this.seen = new Uint32Array(edges);
+    this.points = ring.map(([lng, lat]) => new ArcPoint(lng, lat));
     let widest = Math.max(Math.abs(box.minLat), Math.abs(box.maxLat));
     for (let i = 0; i + 1 < ring.length; i++) {
       const a = ring[i]!;
@@ -214,7 +216,7 @@ class EdgeIndex {
     const home = [this.col(point[0]), this.row(point[1])] as const;
     let nearestDeg = Number.POSITIVE_INFINITY;
     let bound = within;
-    const at: Corner = { p: point, v: toVector(point) };
+    const at = new ArcPoint(point[0], point[1]);
     const kx = Math.cos((Math.max(this.widest, Math.abs(point[1])) * Math.PI) / 180);
     for (let k = 0; ; k++) {
       const c0 = home[0] - k;
@@ -229,12 +231,10 @@ class EdgeIndex {
             if (this.seen[i] === this.stamp) continue;
             this.seen[i] = this.stamp;
             if (this.lowerBound(point, this.edgeBoxes[i]!) > bound) continue;
-            const a = this.ring[i]!;
-            const b = this.ring[i + 1]!;
-            const d = arcDistanceDegrees({ p: a, v: toVector(a) }, { p: b, v: toVector(b) }, at);
+            const d = arcDegrees(this.points[i]!, this.points[i + 1]!, at);
             if (d < nearestDeg) {
               nearestDeg = d;
-              bound = Math.min(bound, convertLength(d, "degrees", "meters"));
+              bound = Math.min(bound, degreesToMeters(d));
             }
           }
         }
@@ -251,7 +251,7 @@ class EdgeIndex {
     }
     return nearestDeg === Number.POSITIVE_INFINITY
       ? Number.POSITIVE_INFINITY
-      : Math.max(0, convertLength(nearestDeg, "degrees", "meters"));
+      : Math.max(0, degreesToMeters(nearestDeg));
   }
 
   /** A lower bound of the meters from the point to the box, as metersBetweenBoxes. */
@@ -270,16 +270,15 @@ class EdgeIndex {
  */
 export function distanceToRing(ring: Position[], point: Position): number {
   if (booleanPointInPolygon(point, { type: "Polygon", coordinates: [ring] })) return 0;
-  const at: Corner = { p: point, v: toVector(point) };
+  const at = new ArcPoint(point[0], point[1]);
   let nearest = Number.POSITIVE_INFINITY;
-  let from: Corner = { p: ring[0]!, v: toVector(ring[0]!) };
+  let from = new ArcPoint(ring[0]![0], ring[0]![1]);
   for (let i = 1; i < ring.length; i++) {
-    const to: Corner = { p: ring[i]!, v: toVector(ring[i]!) };
-    const d = arcDistanceDegrees(from, to, at);
-    if (d < nearest) nearest = d;
+    const to = new ArcPoint(ring[i]![0], ring[i]![1]);
+    nearest = Math.min(nearest, arcDegrees(from, to, at));
     from = to;
   }
-  return Math.max(0, convertLength(nearest, "degrees", "meters"));
+  return Math.max(0, degreesToMeters(nearest));
 }
 
 /**
@@ -305,7 +304,7 @@ export function distanceToBox(box: BBox, point: Position): number {
   if (east) nearest = Math.min(nearest, arcDegrees(se, ne, at));
   if (north) nearest = Math.min(nearest, arcDegrees(ne, nw, at));
   if (west) nearest = Math.min(nearest, arcDegrees(nw, sw, at));
-  return Math.max(0, (nearest / DEGREES_PER_RADIAN) * EARTH_RADIUS_M);
+  return Math.max(0, degreesToMeters(nearest));
 }
 
 /** turf's constants and unit conversions, operation for operation. */
@@ -313,6 +312,8 @@ const EARTH_RADIUS_M = 6371008.8;
 const DEGREES_PER_RADIAN = 360 / (2 * Math.PI);
 const toRadians = (degrees: number) => ((degrees % 360) * Math.PI) / 180;
 const toDegrees = (radians: number) => ((radians % (2 * Math.PI)) * 180) / Math.PI;
+/** convertLength(degrees, "degrees", "meters"). */
+const degreesToMeters = (degrees: number) => (degrees / DEGREES_PER_RADIAN) * EARTH_RADIUS_M;
 
 /** A position and its unit vector. */
 class ArcPoint {
@@ -331,7 +332,10 @@ class ArcPoint {
   }
 }
 
-/** arcDistanceDegrees (nearestOnArc, then turf's distance in degrees) with plain numbers. */
+/**
+ * Degrees from c to the nearest point of the great-circle arc a–b, as turf measures it
+ * (@turf/nearest-point-on-line's nearest point, then turf's distance), with plain numbers.
+ */
 function arcDegrees(a: ArcPoint, b: ArcPoint, c: ArcPoint): number {
   let lng: number;
   let lat: number;
@@ -377,57 +381,6 @@ function arcDegrees(a: ArcPoint, b: ArcPoint, c: ArcPoint): number {
   const sinLng = Math.sin(toRadians(lng - c.lng) / 2);
   const h = sinLat * sinLat + sinLng * sinLng * Math.cos(toRadians(c.lat)) * Math.cos(toRadians(lat));
   return 2 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h)) * DEGREES_PER_RADIAN;
-}
-
-/** A position with its unit vector, for measuring to arcs. */
-interface Corner {
-  p: Position;
-  v: Vector;
-}
-
-/** Degrees from a point to the nearest point of the arc a–b, as turf measures it. */
-function arcDistanceDegrees(a: Corner, b: Corner, point: Corner): number {
-  const c = point.p;
-  let on: Position;
-  if (b.p[0] === c[0] && b.p[1] === c[1]) on = b.p;
-  else if (a.p[0] === c[0] && a.p[1] === c[1]) on = a.p;
-  else on = nearestOnArc(a, b, point);
-  return turfDistance(c, on, { units: "degrees" });
-}
-
-type Vector = [number, number, number];
-const dot = (a: Vector, b: Vector) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const cross = (a: Vector, b: Vector): Vector => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
-];
-function normalize(v: Vector): Vector {
-  // fdlibm's pow(x, 2) is x * x, so this matches turf's Math.pow to the bit.
-  const length = Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  return [v[0] / length, v[1] / length, v[2] / length];
-}
-function toVector(p: Position): Vector {
-  const lat = degreesToRadians(p[1]);
-  const lng = degreesToRadians(p[0]);
-  return [Math.cos(lat) * Math.cos(lng), Math.cos(lat) * Math.sin(lng), Math.sin(lat)];
-}
-
-/** @turf/nearest-point-on-line's nearest point of the great-circle arc a–b to c. */
-function nearestOnArc({ p: a, v: A }: Corner, { p: b, v: B }: Corner, { p: c, v: C }: Corner): Position {
-  const axis = cross(A, B);
-  if (axis[0] === 0 && axis[1] === 0 && axis[2] === 0) return dot(A, B) > 0 ? b : c;
-  const target = cross(axis, C);
-  if (target[0] === 0 && target[1] === 0 && target[2] === 0) return b;
-  const I1 = normalize(cross(target, axis));
-  const I2: Vector = [-I1[0], -I1[1], -I1[2]];
-  const I = dot(C, I1) > dot(C, I2) ? I1 : I2;
-  const axisNorm = normalize(axis);
-  if (dot(cross(A, I), axisNorm) >= 0 && dot(cross(I, B), axisNorm) >= 0) {
-    const z = Math.min(Math.max(I[2], -1), 1);
-    return [radiansToDegrees(Math.atan2(I[1], I[0])), radiansToDegrees(Math.asin(z))];
-  }
-  return dot(A, C) > dot(B, C) ? a : b;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { FEET_TO_METERS } from "./facilityGrid";
+import { METERS_PER_FOOT } from "../units";
 import { type AuthorizationCondition, LAANC_AUTHORITY, type Ruleset } from "./rules";
 import type { AuthorizationStatus } from "./types";
 
@@ -47,7 +47,7 @@ export function decideLaanc(request: LaancRequest): Authorization[] {
     .filter(isLaancCondition);
   if (conditions.length === 0) return [];
   const furtherCoordination = conditions.some((c) => c.further_coordination === true);
-  const altitudeFt = request.maxAltitudeAgl / FEET_TO_METERS;
+  const altitudeFt = request.maxAltitudeAgl / METERS_PER_FOOT;
   const tooEarly = request.startTime - request.now > LAANC_LEAD_DAYS * 86_400_000;
 
   const decisions = request.facilityMaps
@@ -71,7 +71,7 @@ export function decideLaanc(request: LaancRequest): Authorization[] {
           "not_requested",
           `LAANC takes requests at most ${LAANC_LEAD_DAYS} days ahead; submit again closer to the flight`,
         );
-      if (request.maxAltitudeAgl <= ceilingFt * FEET_TO_METERS + 1e-6)
+      if (request.maxAltitudeAgl <= ceilingFt * METERS_PER_FOOT + 1e-6)
         return answer(
           "accepted",
           `Authorized automatically: the lowest facility-map ceiling over the area is ${ceilingFt} ft`,

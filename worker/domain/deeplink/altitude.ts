@@ -1,7 +1,7 @@
+import { METERS_PER_FOOT } from "../units";
+
 /** How the page shows altitudes and distances: the pilot's unit, chosen from their locale. */
 export type Unit = "metric" | "imperial";
-
-export const METERS_PER_FOOT = 0.3048;
 
 /** The altitudes a pilot picks from, in their own unit; 400 ft and 120 m are the usual drone ceilings. */
 export const ALTITUDE_PRESETS: Record<Unit, number[]> = {

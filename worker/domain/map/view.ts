@@ -1,4 +1,5 @@
 import type { BBox, Geometry, Position } from "../geojson";
+import { METERS_PER_FOOT } from "../units";
 
 /**
  * The shared map of the deep-link and live pages: a geographic box fitted into an SVG viewBox with
@@ -242,7 +243,6 @@ export interface ScaleBar {
   meters: number;
 }
 
-const FOOT = 0.3048;
 const MILE = 1609.344;
 
 /** A bar of a round length (1, 2 or 5 × 10ⁿ m or ft, or miles from a mile up) no longer than `maxPixels`. */
@@ -250,7 +250,7 @@ export function scaleBar(frame: Frame, unit: DistanceUnit, maxPixels = frame.wid
   const mpp = metersPerPixel(frame);
   const maxMeters = maxPixels * mpp;
   const [size, name, big, bigName] =
-    unit === "imperial" ? ([FOOT, "ft", MILE, "mi"] as const) : ([1, "m", 1000, "km"] as const);
+    unit === "imperial" ? ([METERS_PER_FOOT, "ft", MILE, "mi"] as const) : ([1, "m", 1000, "km"] as const);
   const roundDown = (value: number) => {
     const p10 = 10 ** Math.floor(Math.log10(value));
     return [5, 2, 1].map((f) => f * p10).find((v) => v <= value) ?? p10;
