@@ -65,6 +65,7 @@ const LARGE_WRITER = 16 * 1024;
 export class Forwarder {
   /** The batch being filled, by session. */
   private readonly pending = new Map<string, PendingSession>();
+  private lastPending: PendingSession | undefined;
   private readonly pool: ByteWriter[] = [];
   /** Where a batch is assembled before it is copied out in a buffer of its own. */
   private readonly assembly = new ByteWriter(64 * 1024);
@@ -127,10 +128,15 @@ export class Forwarder {
     start = 0,
     end = datagram.length,
   ): void {
-    let session = this.pending.get(sessionId);
-    if (session === undefined) {
-      session = { flightId, sessionId, records: this.writer(), count: 0 };
-      this.pending.set(sessionId, session);
+    // Records come in runs of one session: the last one's part needs no map look-up.
+    let session = this.lastPending;
+    if (session?.sessionId !== sessionId) {
+      session = this.pending.get(sessionId);
+      if (session === undefined) {
+        session = { flightId, sessionId, records: this.writer(), count: 0 };
+        this.pending.set(sessionId, session);
+      }
+      this.lastPending = session;
     }
     const { records } = session;
     const before = records.length;
@@ -193,6 +199,7 @@ export class Forwarder {
     this.waitingRecords += this.pendingSize;
     this.waitingBytes += body.length;
     this.pending.clear();
+    this.lastPending = undefined;
     this.pendingSize = 0;
     this.pendingBytes = 0;
     this.spillOverflow();

@@ -90,6 +90,16 @@ interface Queued extends Framed {
   receivedAt: number;
 }
 
+/**
+ * Whether bytes `start` to `end` of `bytes` equal `expected`; a loop, as a flight id is a few dozen
+ * bytes: Buffer.compare's checks of its arguments cost more than the comparison.
+ */
+function sameBytes(expected: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
+  if (expected.length !== end - start) return false;
+  for (let i = 0; i < expected.length; i++) if (expected[i] !== bytes[start + i]) return false;
+  return true;
+}
+
 export class Intake {
   private waitingForKey = 0;
   private readonly decoder: RecordDecoder;
@@ -169,11 +179,7 @@ export class Intake {
     framed.bytes = datagram;
     framed.serial = datagram.readUInt32BE(SERIAL_OFFSET);
     framed.ivStart = ivStart;
-    const last = this.lastIdBytes;
-    if (
-      last.length !== idEnd - FLIGHT_ID_OFFSET ||
-      datagram.compare(last, 0, last.length, FLIGHT_ID_OFFSET, idEnd) !== 0
-    ) {
+    if (!sameBytes(this.lastIdBytes, datagram, FLIGHT_ID_OFFSET, idEnd)) {
       this.lastIdBytes = Buffer.from(datagram.subarray(FLIGHT_ID_OFFSET, idEnd));
       this.lastId = datagram.toString("utf8", FLIGHT_ID_OFFSET, idEnd);
     }
@@ -207,7 +213,7 @@ export class Intake {
     const { guards } = this.parts;
     const { bytes } = framed;
     const last = bytes.length - CIPHER_BLOCK_BYTES;
-    if (guards.seen(guards.get(session.id, now), bytes.readUInt32LE(last), bytes.readUInt32LE(last + 4)))
+    if (guards.seen(guards.get(session.id, now), bytes.readInt32LE(last), bytes.readInt32LE(last + 4)))
       return "replayed";
     let slot = this.queued[this.queuedCount];
     if (slot === undefined) {
@@ -311,8 +317,8 @@ export class Intake {
     const { bytes } = datagram;
     const end = bytes.length;
     const last = end - CIPHER_BLOCK_BYTES;
-    const hi = bytes.readUInt32LE(last);
-    const lo = bytes.readUInt32LE(last + 4);
+    const hi = bytes.readInt32LE(last);
+    const lo = bytes.readInt32LE(last + 4);
     // Checked again: a copy may have come in the same batch, or while the key was looked up.
     if (guards.seen(guard, hi, lo)) return "replayed";
     if (!payload || !validFraming(payload)) {

@@ -3,28 +3,33 @@ import type { RecordRow } from "../proto/ingest";
 import type { MessageKind, TelemetrySchema } from "../proto/messages";
 import { invalidField } from "../proto/records";
 
-/** Wire types of the scalar types the telemetry messages use. */
-const WIRE: Record<string, number> = {
-  uint64: 0,
-  int64: 0,
-  uint32: 0,
-  int32: 0,
-  sint32: 0,
-  sint64: 0,
-  bool: 0,
-  double: 1,
-  fixed64: 1,
-  sfixed64: 1,
-  float: 5,
-  fixed32: 5,
-  sfixed32: 5,
+type Reader = protobuf.Reader;
+
+/**
+ * Wire type and reader of each scalar type the telemetry messages may use. One small function per type
+ * keeps each call site monomorphic (a look-up of the reader's method by name was megamorphic).
+ */
+const SCALARS: Record<string, { wire: number; read: (reader: Reader) => number }> = {
+  uint64: { wire: 0, read: (r) => Number(r.uint64()) },
+  int64: { wire: 0, read: (r) => Number(r.int64()) },
+  sint64: { wire: 0, read: (r) => Number(r.sint64()) },
+  uint32: { wire: 0, read: (r) => r.uint32() },
+  int32: { wire: 0, read: (r) => r.int32() },
+  sint32: { wire: 0, read: (r) => r.sint32() },
+  bool: { wire: 0, read: (r) => (r.bool() ? 1 : 0) },
+  double: { wire: 1, read: (r) => r.double() },
+  fixed64: { wire: 1, read: (r) => Number(r.fixed64()) },
+  sfixed64: { wire: 1, read: (r) => Number(r.sfixed64()) },
+  float: { wire: 5, read: (r) => r.float() },
+  fixed32: { wire: 5, read: (r) => r.fixed32() },
+  sfixed32: { wire: 5, read: (r) => r.sfixed32() },
 };
 
 interface Field {
   /** Position in the row: 3 for timestamp, 5 + i for the kind's i-th value field. */
   slot: number;
   wire: number;
-  read: (reader: protobuf.Reader) => number;
+  read: (reader: Reader) => number;
 }
 
 /** One kind's decoder: fields by number, and a row reused for every record of the kind. */
@@ -52,15 +57,10 @@ export class RecordDecoder {
       const fields: (Field | undefined)[] = [];
       for (const field of kind.type.fieldsArray) {
         const slot = field.name === "timestamp" ? 3 : 5 + kind.fields.indexOf(field.name);
-        const wire = WIRE[field.type];
-        if (wire === undefined || field.repeated || field.map)
+        const scalar = SCALARS[field.type];
+        if (scalar === undefined || field.repeated || field.map)
           throw new Error(`${kind.name}.${field.name}: type ${field.type} is not supported by the relay`);
-        const method = field.type as keyof protobuf.Reader;
-        fields[field.id] = {
-          slot,
-          wire,
-          read: (reader) => Number((reader[method] as () => number | boolean).call(reader)),
-        };
+        fields[field.id] = { slot, ...scalar };
       }
       const row = [0, 0, kind.name, 0, 0, ...kind.fields.map(() => 0)] as RecordRow;
       const message = { timestamp: 0, values: kind.fields.map(() => 0) };

@@ -18,27 +18,31 @@ const MIN_IDS = 64;
 export const MAX_IDS_PER_SESSION = 16_384;
 
 /**
- * The most recent datagram identities (two 32-bit halves), in insertion order: a ring of keys and an
- * open-addressing table (linear probing, at most half full) of ring positions. No allocation per
- * datagram; the oldest identity goes when the ring is full.
+ * The most recent datagram identities (two 32-bit halves, kept as int32 so V8 holds them unboxed), in
+ * insertion order: a ring of keys and an open-addressing table (linear probing, at most half full) of
+ * ring positions. No allocation per datagram; the oldest identity goes when the ring is full, found
+ * through the table slot its ring position keeps (no probe to forget it).
  */
 export class RecentIds {
-  private ring: Uint32Array;
+  private ring: Int32Array;
   /** Ring position + 1 per slot; 0 is empty. */
   private table: Int32Array;
+  /** The table slot of each ring position's identity, moved along with it. */
+  private slots: Int32Array;
   private mask: number;
   private count = 0;
   /** Where the next identity goes in the ring (once full, that is the oldest). */
   private next = 0;
 
   constructor(capacity = MIN_IDS) {
-    this.ring = new Uint32Array(capacity * 2);
+    this.ring = new Int32Array(capacity * 2);
     this.table = new Int32Array(capacity * 2);
+    this.slots = new Int32Array(capacity);
     this.mask = capacity * 2 - 1;
   }
 
   get capacity(): number {
-    return this.ring.length / 2;
+    return this.slots.length;
   }
 
   get size(): number {
@@ -46,7 +50,7 @@ export class RecentIds {
   }
 
   has(hi: number, lo: number): boolean {
-    return this.find(hi, lo) >= 0;
+    return this.find(hi | 0, lo | 0) >= 0;
   }
 
   /**
@@ -57,55 +61,56 @@ export class RecentIds {
     const capacity = this.capacity;
     if (this.count === capacity) {
       if (capacity < MAX_IDS_PER_SESSION && mayGrow(capacity)) this.grow();
-      else this.remove(this.next);
+      else this.forget(this.next);
     }
     const position = this.next;
-    this.ring[position * 2] = hi >>> 0;
-    this.ring[position * 2 + 1] = lo >>> 0;
-    let slot = this.slotOf(hi, lo);
+    this.ring[position * 2] = hi;
+    this.ring[position * 2 + 1] = lo;
+    let slot = this.slotOf(hi | 0, lo | 0);
     while (this.table[slot] !== 0) slot = (slot + 1) & this.mask;
     this.table[slot] = position + 1;
+    this.slots[position] = slot;
     this.count++;
-    this.next = (position + 1) % this.capacity;
+    this.next = position + 1 === this.capacity ? 0 : position + 1;
   }
 
   private slotOf(hi: number, lo: number): number {
     // The halves are AES output, uniformly spread already; the mix only guards against a lazy caller.
-    return (Math.imul(hi ^ lo, 0x9e3779b1) >>> 0) & this.mask;
+    return Math.imul(hi ^ lo, 0x9e3779b1) & this.mask;
   }
 
   /** The table slot holding the identity, or -1. */
   private find(hi: number, lo: number): number {
-    hi >>>= 0;
-    lo >>>= 0;
+    const { table, ring, mask } = this;
     let slot = this.slotOf(hi, lo);
     for (;;) {
-      const entry = this.table[slot]!;
+      const entry = table[slot]!;
       if (entry === 0) return -1;
       const at = (entry - 1) * 2;
-      if (this.ring[at] === hi && this.ring[at + 1] === lo) return slot;
-      slot = (slot + 1) & this.mask;
+      if (ring[at] === hi && ring[at + 1] === lo) return slot;
+      slot = (slot + 1) & mask;
     }
   }
 
   /** Forgets the identity at a ring position; backward-shift deletion keeps probe runs intact. */
-  private remove(position: number): void {
-    let slot = this.find(this.ring[position * 2]!, this.ring[position * 2 + 1]!);
-    if (slot < 0) return;
+  private forget(position: number): void {
+    const { table, ring, slots, mask } = this;
+    let slot = slots[position]!;
     this.count--;
     for (;;) {
-      this.table[slot] = 0;
+      table[slot] = 0;
       let next = slot;
       for (;;) {
-        next = (next + 1) & this.mask;
-        const entry = this.table[next]!;
+        next = (next + 1) & mask;
+        const entry = table[next]!;
         if (entry === 0) return;
         const at = (entry - 1) * 2;
-        const home = this.slotOf(this.ring[at]!, this.ring[at + 1]!);
+        const home = this.slotOf(ring[at]!, ring[at + 1]!);
         // Move the entry back unless its home lies cyclically in (slot, next].
         const stays = slot <= next ? slot < home && home <= next : slot < home || home <= next;
         if (!stays) {
-          this.table[slot] = entry;
+          table[slot] = entry;
+          slots[entry - 1] = slot;
           slot = next;
           break;
         }
@@ -118,8 +123,9 @@ export class RecentIds {
     const old = this.ring;
     const capacity = this.capacity;
     const oldest = this.next;
-    this.ring = new Uint32Array(capacity * 4);
+    this.ring = new Int32Array(capacity * 4);
     this.table = new Int32Array(capacity * 4);
+    this.slots = new Int32Array(capacity * 2);
     this.mask = capacity * 4 - 1;
     this.count = 0;
     this.next = 0;

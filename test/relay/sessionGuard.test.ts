@@ -49,6 +49,14 @@ describe("RecentIds", () => {
     }
   });
 
+  it("takes a half as uint32 or int32 alike (the same 32 bits)", () => {
+    const ids = new RecentIds();
+    ids.add(0xffffffff, 0x80000000);
+    expect(ids.has(-1, -(2 ** 31))).toBe(true);
+    expect(ids.has(0xffffffff, 0x80000000)).toBe(true);
+    expect(ids.has(0x7fffffff, 0x80000000)).toBe(false);
+  });
+
   it("keeps at most MAX_IDS_PER_SESSION however much room there is", () => {
     const ids = new RecentIds();
     for (let i = 0; i < MAX_IDS_PER_SESSION + 100; i++) ids.add(i, i * 7919, () => true);
