@@ -28,10 +28,10 @@ export function isPackedBatch(bytes: Uint8Array): boolean {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** A growable little-endian byte buffer, reused from batch to batch by the relay. */
 /** Copies up to this many bytes go byte by byte. */
 const SHORT_COPY = 64;
 
+/** A growable little-endian byte buffer, reused from batch to batch by the relay. */
 export class ByteWriter {
   private bytes: Uint8Array;
   private view: DataView;
@@ -87,8 +87,8 @@ export class ByteWriter {
     this.room(count);
     // A record's datagram identity is 16 bytes: a loop beats making a view to set() from.
     if (count <= SHORT_COPY) {
-      const { bytes } = this;
-      for (let i = 0; i < count; i++) bytes[this.length + i] = source[start + i]!;
+      const { bytes, length } = this;
+      for (let i = 0; i < count; i++) bytes[length + i] = source[start + i]!;
     } else this.bytes.set(source.subarray(start, end), this.length);
     this.length += count;
   }

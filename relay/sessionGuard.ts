@@ -58,6 +58,8 @@ export class RecentIds {
    * extra room, otherwise the oldest identity is forgotten.
    */
   add(hi: number, lo: number, mayGrow: (extra: number) => boolean = () => false): void {
+    hi |= 0;
+    lo |= 0;
     const capacity = this.capacity;
     if (this.count === capacity) {
       if (capacity < MAX_IDS_PER_SESSION && mayGrow(capacity)) this.grow();
@@ -66,7 +68,7 @@ export class RecentIds {
     const position = this.next;
     this.ring[position * 2] = hi;
     this.ring[position * 2 + 1] = lo;
-    let slot = this.slotOf(hi | 0, lo | 0);
+    let slot = this.slotOf(hi, lo);
     while (this.table[slot] !== 0) slot = (slot + 1) & this.mask;
     this.table[slot] = position + 1;
     this.slots[position] = slot;
