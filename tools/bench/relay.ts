@@ -1,7 +1,8 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "../lib/config";
@@ -16,15 +17,20 @@ import { type BenchContext, type BenchSuite, ratio, startService } from "./harne
 
 const FLOOD_DATAGRAMS = 300_000;
 const WARM_UP_DATAGRAMS = 100_000;
-const ROUNDS = 3;
+/** Rounds of bare receiver then relay: a flood lasts 2–3 s, and one slow flood in three moved a median of three. */
+const ROUNDS = 5;
+/** Rounds of bare receiver then relay into the local worker (each waits for the worker to store the flood). */
+const WORKER_ROUNDS = 3;
 const OFFERED_RATE = 20_000;
 const OFFERED_SECONDS = 10;
 
 const HELP = `npm run bench:relay: starts the service (like npm run bench) and runs the relay benchmark.
   1. flood: one sender process sends ${FLOOD_DATAGRAMS.toLocaleString("en")} datagrams as fast as it can, to a bare
-     dgram receiver and to the relay in turn, ${ROUNDS} times (after a warm-up); the medians of their
-     processed datagrams/s and their ratio. The relay posts to a sink standing in for a remote worker,
-     so the local worker does not share the CPU being measured; then once more into the local worker.
+     dgram receiver and to the relay in turn, ${ROUNDS} rounds (after a warm-up); the ratio is the median of the
+     rounds' relay ÷ bare datagrams/s, with its spread. The relay posts to a sink standing in for a remote
+     worker, so the local worker does not share the CPU being measured; then ${WORKER_ROUNDS} rounds into the
+     local worker, each waiting until the worker has stored the flood. With two CPUs or more and taskset,
+     the sender runs on the first CPU and the receiver being measured on the second.
   2. fixed rate: ${OFFERED_RATE.toLocaleString("en")} datagrams/s for ${OFFERED_SECONDS} s to the relay; loss, records stored by
      the worker, end-to-end stored records/s, and the relay's peak memory.
 Each datagram holds one Position. Ends with {"bench":"relay","ratio":<relay ÷ bare receiver>, ...}.`;
@@ -36,6 +42,23 @@ export const peer = (args: string[]) =>
       stdio: ["ignore", "pipe", "inherit"],
     }),
   );
+
+const SENDER_CPU = 0;
+const RECEIVER_CPU = 1;
+const canPin = availableParallelism() >= 2 && spawnSync("taskset", ["--version"]).status === 0;
+
+/**
+ * Keeps a process (all its threads) on one CPU when the machine has two: the sender on one, the
+ * receiver being measured on the other, for the bare receiver and the relay alike, as if on two machines
+ * rather than wherever the scheduler puts them from one moment to the next.
+ */
+function pin(pid: number | undefined, cpus: number | string): void {
+  if (canPin && pid !== undefined)
+    spawnSync("taskset", ["-a", "-pc", String(cpus), String(pid)], { stdio: "ignore" });
+}
+
+/** Every CPU again, as the other suites expect of this process. */
+const unpin = (pid: number) => pin(pid, `0-${availableParallelism() - 1}`);
 
 /** The first JSON line a peer prints that has `field`. */
 export async function lineWith(process: Process, field: string): Promise<Record<string, number>> {
@@ -53,6 +76,7 @@ export async function lineWith(process: Process, field: string): Promise<Record<
 
 async function sendFrom(args: string[]): Promise<{ sent: number; seconds: number }> {
   const sender = peer(["send", ...args]);
+  pin(sender.child.pid, SENDER_CPU);
   const result = await lineWith(sender, "sent");
   await sender.stop();
   return { sent: result.sent!, seconds: result.seconds! };
@@ -149,6 +173,7 @@ async function acknowledgingSink(workerUrl: string): Promise<{ url: string; clos
 async function floodBare(flight: Flight): Promise<number> {
   const bare = peer(["receive"]);
   const { port } = await lineWith(bare, "port");
+  pin(bare.child.pid, RECEIVER_CPU);
   const sent = await sendFrom([...floodArgs(flight, FLOOD_DATAGRAMS, 1), "--port", String(port)]);
   await new Promise((r) => setTimeout(r, 300));
   await bare.stop();
@@ -181,6 +206,42 @@ function floodArgs(flight: Flight, count: number, firstSerial: number): string[]
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** Bare receiver and relay datagrams/s, round by round, and the relay ÷ bare ratio of each round. */
+class Rounds {
+  readonly bare: number[] = [];
+  readonly relay: number[] = [];
+
+  add(bare: number, relay: number): number {
+    this.bare.push(bare);
+    this.relay.push(relay);
+    return relay / bare;
+  }
+
+  private get ratios(): number[] {
+    return this.relay.map((r, i) => r / this.bare[i]!);
+  }
+
+  /**
+   * The median of the rounds' ratios: a round's two floods run back to back, so drift in the machine's
+   * pace (which moves the bare receiver alone by a third between floods) falls on both alike.
+   */
+  get ratio(): number {
+    return ratio(median(this.ratios), 1);
+  }
+
+  get spread(): [number, number] {
+    return [ratio(Math.min(...this.ratios), 1), ratio(Math.max(...this.ratios), 1)];
+  }
+
+  summary(label: string): string {
+    const [low, high] = this.spread;
+    return (
+      `  medians: bare ${Math.round(median(this.bare))} datagrams/s, ${label} ${Math.round(median(this.relay))} ` +
+      `datagrams/s processed; ratio ${this.ratio} (rounds ${low}–${high})`
+    );
+  }
+}
+
 export const suite: BenchSuite = {
   name: "relay",
   async run(ctx) {
@@ -193,43 +254,54 @@ export const suite: BenchSuite = {
     });
     const flood = await flightInSession(ctx);
 
-    // Bare receiver and relay take turns, and the medians count: the sender's pace on a shared machine
-    // varies from one flood to the next.
+    // Bare receiver and relay take turns: the sender's pace on a shared machine varies from one flood to the next.
     const sink = await acknowledgingSink(ctx.baseUrl);
+    // This process is the sink, a remote worker's stand-in: it must not take the measured receiver's CPU.
+    pin(process.pid, SENDER_CPU);
     const measured = await startRelayProcess(relayOptions(sink.url, "bench-relay-spool-flood"));
-    const bareRates: number[] = [];
-    const relayRates: number[] = [];
+    pin(measured.child.pid, RECEIVER_CPU);
+    const toSink = new Rounds();
+    let serial = 1;
+    const nextFlood = (count = FLOOD_DATAGRAMS) => {
+      const first = serial;
+      serial += count;
+      return first;
+    };
     try {
-      await floodRelay(measured, flood, 1, WARM_UP_DATAGRAMS);
-      for (let round = 0; round < ROUNDS; round++) {
-        bareRates.push(await floodBare(flood));
-        relayRates.push(await floodRelay(measured, flood, WARM_UP_DATAGRAMS + round * FLOOD_DATAGRAMS + 1));
+      await floodRelay(measured, flood, nextFlood(WARM_UP_DATAGRAMS), WARM_UP_DATAGRAMS);
+      for (let round = 1; round <= ROUNDS; round++) {
+        const bare = await floodBare(flood);
+        const relayed = await floodRelay(measured, flood, nextFlood());
+        const r = toSink.add(bare, relayed);
         console.log(
-          `  round ${round + 1}: bare dgram receiver ${Math.round(bareRates[round]!)}/s, ` +
-            `relay (posting to a sink) ${Math.round(relayRates[round]!)}/s`,
+          `  round ${round}: bare dgram receiver ${Math.round(bare)}/s, relay (posting to a sink) ` +
+            `${Math.round(relayed)}/s, ratio ${ratio(r, 1)}`,
         );
       }
     } finally {
       await measured.stop();
       sink.close();
+      unpin(process.pid);
     }
-    const bareRate = median(bareRates);
-    const relayRate = median(relayRates);
-    console.log(
-      `  medians: bare ${Math.round(bareRate)} datagrams/s, relay ${Math.round(relayRate)} datagrams/s processed, ` +
-        `ratio ${ratio(relayRate, bareRate)}`,
-    );
+    console.log(toSink.summary("relay"));
 
     const relay = await startRelayProcess(relayOptions(ctx.baseUrl, "bench-relay-spool"));
+    pin(relay.child.pid, RECEIVER_CPU);
     try {
-      await floodRelay(relay, flood, 1, WARM_UP_DATAGRAMS);
-      const sharedRate = await floodRelay(relay, flood, WARM_UP_DATAGRAMS + 1);
-      console.log(
-        `  relay (posting to the local worker, which shares the CPU): ${Math.round(sharedRate)} datagrams/s, ` +
-          `ratio ${ratio(sharedRate, bareRate)}`,
-      );
-      console.log("  waiting for the flood's records to reach the worker…");
+      await floodRelay(relay, flood, nextFlood(WARM_UP_DATAGRAMS), WARM_UP_DATAGRAMS);
       await drained(relay);
+      const intoWorker = new Rounds();
+      for (let round = 1; round <= WORKER_ROUNDS; round++) {
+        const bare = await floodBare(flood);
+        const relayed = await floodRelay(relay, flood, nextFlood());
+        const r = intoWorker.add(bare, relayed);
+        console.log(
+          `  round ${round}: bare dgram receiver ${Math.round(bare)}/s, relay (posting to the local worker, ` +
+            `which shares the CPUs) ${Math.round(relayed)}/s, ratio ${ratio(r, 1)}; waiting until the worker has stored the flood…`,
+        );
+        await drained(relay);
+      }
+      console.log(intoWorker.summary("relay into the local worker"));
 
       const steady = await flightInSession(ctx);
       const count = OFFERED_RATE * OFFERED_SECONDS;
@@ -257,10 +329,13 @@ export const suite: BenchSuite = {
         `  relay peak RSS (flood into the worker, then fixed rate) ${peakRssMb} MB; drops: ${drops.map(([n, v]) => `${n} ${v}`).join(", ") || "none"}`,
       );
       return {
-        ratio: ratio(relayRate, bareRate),
-        relay_dps: Math.round(relayRate),
-        bare_dps: Math.round(bareRate),
-        ratio_with_local_worker: ratio(sharedRate, bareRate),
+        ratio: toSink.ratio,
+        ratio_spread: toSink.spread,
+        relay_dps: Math.round(median(toSink.relay)),
+        bare_dps: Math.round(median(toSink.bare)),
+        ratio_with_local_worker: intoWorker.ratio,
+        ratio_with_local_worker_spread: intoWorker.spread,
+        pinned: canPin,
         offered_dps: Math.round(offered.sent / offered.seconds),
         sent: offered.sent,
         lost: offered.sent - accepted,
