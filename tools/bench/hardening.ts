@@ -2,7 +2,15 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { scrapeMetrics } from "../lib/processes";
-import { type BenchContext, type BenchSuite, type Measurement, measure, ratio, report } from "./harness";
+import {
+  type BenchContext,
+  type BenchSuite,
+  type Measurement,
+  measure,
+  median,
+  ratio,
+  report,
+} from "./harness";
 import { lineWith, peer } from "./relay";
 
 /**
@@ -204,10 +212,10 @@ async function flood(ctx: BenchContext) {
     offered += result.sent!;
     fetched += (await lookUps()) - before;
   }
-  // Two rounds each: the median is their mean.
-  const median = (ms: Measurement[]) => ms.reduce((sum, m) => sum + m.p50, 0) / ms.length;
-  const base = median(unloaded);
-  const underFlood = median(loaded);
+  // Two rounds each: their median is their mean.
+  const medianP50 = (ms: Measurement[]) => median(ms.map((m) => m.p50));
+  const base = medianP50(unloaded);
+  const underFlood = medianP50(loaded);
   const failed = [...unloaded, ...loaded].some((m) => m.non2xx > 0);
   console.log(
     `  unknown-flight flood: ${offered} datagrams (${FLOOD_RATE}/s), ${fetched} key look-ups by the relay; ` +

@@ -2,7 +2,7 @@ import { createSocket } from "node:dgram";
 import { buildDatagram } from "../../proto/datagram";
 import { encodeRecords } from "../../proto/messages";
 import { orbit, sampleAt } from "../lib/flightSimulator";
-import { type BenchContext, type BenchSuite, ratio } from "./harness";
+import { type BenchContext, type BenchSuite, median, ratio } from "./harness";
 
 /**
  * Live flights. 1. Records stored per second by a flight's Durable Object with conformance
@@ -105,8 +105,6 @@ async function round(ctx: BenchContext, flightId: string, start: number): Promis
   await Promise.all([worker(), worker()]);
   return stored / ((performance.now() - began) / 1000);
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { ROOT } from "../lib/config";
 import { ensureDevVars } from "../lib/devVars";
 import { type Process, type RelayProcess, scrapeMetrics, startRelayProcess, track } from "../lib/processes";
-import { type BenchContext, type BenchSuite, ratio, startService } from "./harness";
+import { type BenchContext, type BenchSuite, median, ratio, startService } from "./harness";
 
 /**
  * The relay against a bare Node dgram receiver, both flooded by the same sender process on loopback,
@@ -203,8 +203,6 @@ function floodArgs(flight: Flight, count: number, firstSerial: number): string[]
     String(firstSerial),
   ];
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Bare receiver and relay datagrams/s, round by round, and the relay ÷ bare ratio of each round. */
 class Rounds {
