@@ -30,7 +30,7 @@ const HELP = `npm run bench:relay: starts the service (like npm run bench) and r
      rounds' relay ÷ bare datagrams/s, with its spread. The relay posts to a sink standing in for a remote
      worker, so the local worker does not share the CPU being measured; then ${WORKER_ROUNDS} rounds into the
      local worker, each waiting until the worker has stored the flood. With two CPUs or more and taskset,
-     the sender runs on the first CPU and the receiver being measured on the second.
+     the sender and the sink (this process) run on the first CPU, the receiver being measured on the second.
   2. fixed rate: ${OFFERED_RATE.toLocaleString("en")} datagrams/s for ${OFFERED_SECONDS} s to the relay; loss, records stored by
      the worker, end-to-end stored records/s, and the relay's peak memory.
 Each datagram holds one Position. Ends with {"bench":"relay","ratio":<relay ÷ bare receiver>, ...}.`;
