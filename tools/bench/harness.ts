@@ -183,10 +183,16 @@ export async function compare(
     baseline: b,
     target: t,
     ratio: failed ? null : ratio(t.rps, b.rps),
-    spread: failed ? null : [ratio(Math.min(...perRound), 1), ratio(Math.max(...perRound), 1)],
+    spread: failed ? null : spreadOf(perRound),
     failed,
   };
 }
+
+/** The lowest and highest of the rounds' ratios, rounded as ratios are. */
+export const spreadOf = (perRound: number[]): [number, number] => [
+  ratio(Math.min(...perRound), 1),
+  ratio(Math.max(...perRound), 1),
+];
 
 /** One line per route of a comparison, then the ratio with its spread, or why it failed. */
 export function reportComparison(label: string, baselineLabel: string, c: Comparison, goal?: number): void {

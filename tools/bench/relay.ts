@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { ROOT } from "../lib/config";
 import { ensureDevVars } from "../lib/devVars";
 import { type Process, type RelayProcess, scrapeMetrics, startRelayProcess, track } from "../lib/processes";
-import { type BenchContext, type BenchSuite, median, ratio, startService } from "./harness";
+import { type BenchContext, type BenchSuite, median, ratio, spreadOf, startService } from "./harness";
 
 /**
  * The relay against a bare Node dgram receiver, both flooded by the same sender process on loopback,
@@ -45,7 +45,10 @@ export const peer = (args: string[]) =>
 
 const SENDER_CPU = 0;
 const RECEIVER_CPU = 1;
-const canPin = availableParallelism() >= 2 && spawnSync("taskset", ["--version"]).status === 0;
+let pinning: boolean | undefined;
+/** Two CPUs or more and taskset (util-linux); asked once, when a process is first pinned. */
+const canPin = () =>
+  (pinning ??= availableParallelism() >= 2 && spawnSync("taskset", ["--version"]).status === 0);
 
 /**
  * Keeps a process (all its threads) on one CPU when the machine has two: the sender on one, the
@@ -53,7 +56,7 @@ const canPin = availableParallelism() >= 2 && spawnSync("taskset", ["--version"]
  * rather than wherever the scheduler puts them from one moment to the next.
  */
 function pin(pid: number | undefined, cpus: number | string): void {
-  if (canPin && pid !== undefined)
+  if (pid !== undefined && canPin())
     spawnSync("taskset", ["-a", "-pc", String(cpus), String(pid)], { stdio: "ignore" });
 }
 
@@ -204,16 +207,10 @@ function floodArgs(flight: Flight, count: number, firstSerial: number): string[]
   ];
 }
 
-/** Bare receiver and relay datagrams/s, round by round, and the relay ÷ bare ratio of each round. */
+/** Bare receiver and relay datagrams/s, round by round. */
 class Rounds {
   readonly bare: number[] = [];
   readonly relay: number[] = [];
-
-  add(bare: number, relay: number): number {
-    this.bare.push(bare);
-    this.relay.push(relay);
-    return relay / bare;
-  }
 
   private get ratios(): number[] {
     return this.relay.map((r, i) => r / this.bare[i]!);
@@ -228,16 +225,40 @@ class Rounds {
   }
 
   get spread(): [number, number] {
-    return [ratio(Math.min(...this.ratios), 1), ratio(Math.max(...this.ratios), 1)];
+    return spreadOf(this.ratios);
   }
+}
 
-  summary(label: string): string {
-    const [low, high] = this.spread;
-    return (
-      `  medians: bare ${Math.round(median(this.bare))} datagrams/s, ${label} ${Math.round(median(this.relay))} ` +
-      `datagrams/s processed; ratio ${this.ratio} (rounds ${low}–${high})`
+/**
+ * `count` rounds of a flood to a bare receiver then one to `relay` (serials from `nextSerial`), each
+ * followed by `between`; prints each round, then the medians and the ratio with its spread.
+ */
+async function floodRounds(
+  count: number,
+  relay: RelayProcess,
+  flight: Flight,
+  label: string,
+  nextSerial: () => number,
+  between: () => Promise<unknown> = async () => {},
+): Promise<Rounds> {
+  const rounds = new Rounds();
+  for (let round = 1; round <= count; round++) {
+    const bare = await floodBare(flight);
+    const relayed = await floodRelay(relay, flight, nextSerial());
+    rounds.bare.push(bare);
+    rounds.relay.push(relayed);
+    console.log(
+      `  round ${round}: bare dgram receiver ${Math.round(bare)}/s, ${label} ${Math.round(relayed)}/s, ` +
+        `ratio ${ratio(relayed, bare)}`,
     );
+    await between();
   }
+  const [low, high] = rounds.spread;
+  console.log(
+    `  medians: bare ${Math.round(median(rounds.bare))} datagrams/s, ${label} ${Math.round(median(rounds.relay))} ` +
+      `datagrams/s processed; ratio ${rounds.ratio} (rounds ${low}–${high})`,
+  );
+  return rounds;
 }
 
 export const suite: BenchSuite = {
@@ -258,48 +279,38 @@ export const suite: BenchSuite = {
     pin(process.pid, SENDER_CPU);
     const measured = await startRelayProcess(relayOptions(sink.url, "bench-relay-spool-flood"));
     pin(measured.child.pid, RECEIVER_CPU);
-    const toSink = new Rounds();
     let serial = 1;
     const nextFlood = (count = FLOOD_DATAGRAMS) => {
       const first = serial;
       serial += count;
       return first;
     };
+    let toSink: Rounds;
     try {
       await floodRelay(measured, flood, nextFlood(WARM_UP_DATAGRAMS), WARM_UP_DATAGRAMS);
-      for (let round = 1; round <= ROUNDS; round++) {
-        const bare = await floodBare(flood);
-        const relayed = await floodRelay(measured, flood, nextFlood());
-        const r = toSink.add(bare, relayed);
-        console.log(
-          `  round ${round}: bare dgram receiver ${Math.round(bare)}/s, relay (posting to a sink) ` +
-            `${Math.round(relayed)}/s, ratio ${ratio(r, 1)}`,
-        );
-      }
+      toSink = await floodRounds(ROUNDS, measured, flood, "relay (posting to a sink)", nextFlood);
     } finally {
       await measured.stop();
       sink.close();
       unpin(process.pid);
     }
-    console.log(toSink.summary("relay"));
 
     const relay = await startRelayProcess(relayOptions(ctx.baseUrl, "bench-relay-spool"));
     pin(relay.child.pid, RECEIVER_CPU);
     try {
       await floodRelay(relay, flood, nextFlood(WARM_UP_DATAGRAMS), WARM_UP_DATAGRAMS);
       await drained(relay);
-      const intoWorker = new Rounds();
-      for (let round = 1; round <= WORKER_ROUNDS; round++) {
-        const bare = await floodBare(flood);
-        const relayed = await floodRelay(relay, flood, nextFlood());
-        const r = intoWorker.add(bare, relayed);
-        console.log(
-          `  round ${round}: bare dgram receiver ${Math.round(bare)}/s, relay (posting to the local worker, ` +
-            `which shares the CPUs) ${Math.round(relayed)}/s, ratio ${ratio(r, 1)}; waiting until the worker has stored the flood…`,
-        );
-        await drained(relay);
-      }
-      console.log(intoWorker.summary("relay into the local worker"));
+      console.log(
+        "  into the local worker (which shares the CPUs), waiting after each round until it has stored the flood:",
+      );
+      const intoWorker = await floodRounds(
+        WORKER_ROUNDS,
+        relay,
+        flood,
+        "relay (posting to the local worker)",
+        nextFlood,
+        () => drained(relay),
+      );
 
       const steady = await flightInSession(ctx);
       const count = OFFERED_RATE * OFFERED_SECONDS;
@@ -333,7 +344,7 @@ export const suite: BenchSuite = {
         bare_dps: Math.round(median(toSink.bare)),
         ratio_with_local_worker: intoWorker.ratio,
         ratio_with_local_worker_spread: intoWorker.spread,
-        pinned: canPin,
+        pinned: canPin(),
         offered_dps: Math.round(offered.sent / offered.seconds),
         sent: offered.sent,
         lost: offered.sent - accepted,
