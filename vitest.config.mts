@@ -52,10 +52,12 @@ export default defineConfig({
         },
       },
       {
-        // Real Chromium against the whole service (npm start); skipped loudly without Chromium.
+        // One whole service (npm start, test/browser/globalSetup.ts) shared by real Chromium (skipped
+        // loudly without it) and the documentation's examples.
         test: {
-          name: "browser",
-          include: ["test/browser/**/*.test.ts"],
+          name: "service",
+          include: ["test/browser/**/*.test.ts", "test/docs/**/*.test.ts"],
+          globalSetup: ["./test/browser/globalSetup.ts"],
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 600_000,

@@ -3,8 +3,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseCommandLine } from "./lib/cli";
-import { ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
+import { ENV_FILE, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
 import type { Supervised } from "./lib/processes";
+import { envFileText } from "./lib/serviceAddress";
 import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
@@ -22,6 +23,10 @@ Environment:
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
   RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
 A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
+
+Once running, the shell variables every \`npm run\` tool reads (WINDSOCK_URL, WINDSOCK_API_KEY,
+WINDSOCK_RELAY) are in .windsock/env, or in $STATE_DIR/env for a copy with its own STATE_DIR:
+load them with \`. .windsock/env\`.
 Stop with Ctrl-C.`;
 
 // Arguments first, wrangler and the seeders after: `--help` and a mistyped flag answer at once.
@@ -83,6 +88,13 @@ async function main() {
   running.push(relay);
   const bound = relay.first;
   const everywhere = bound.host === "0.0.0.0" || bound.host === "::" ? "   (all interfaces)" : "";
+  const relayHost = bound.host === "0.0.0.0" ? "127.0.0.1" : bound.host === "::" ? "::1" : bound.host;
+  const relayAddress = `${relayHost.includes(":") ? `[${relayHost}]` : relayHost}:${bound.port}`;
+  mkdirSync(path.dirname(ENV_FILE), { recursive: true });
+  writeFileSync(ENV_FILE, envFileText({ url: baseUrl, apiKey, relay: relayAddress, stateDir: STATE_DIR }), {
+    mode: 0o600,
+  });
+  const envFile = path.relative(process.cwd(), ENV_FILE) || ENV_FILE;
   console.log(`
 Windsock is running
   API          ${baseUrl}   (docs: ${baseUrl}/docs)
@@ -90,8 +102,7 @@ Windsock is running
   API key      ${apiKey}
 Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while the relay is down nothing
 listens on the telemetry port.
-Try: curl -X POST -H 'X-API-Key: ${apiKey}' -H 'Content-Type: application/json' \\
-       -d '{"user_id":"me"}' ${baseUrl}/auth/v1/anonymous/token
+In another shell: . ${envFile.startsWith(".") || path.isAbsolute(envFile) ? envFile : `./${envFile}`}   (WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY)
 `);
 }
 

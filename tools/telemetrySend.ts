@@ -2,15 +2,21 @@ import { createSocket } from "node:dgram";
 import { readFileSync } from "node:fs";
 import { parseCommandLine, runCommand, usageError } from "./lib/cli";
 import type { LatLng, Pattern } from "./lib/flightSimulator";
+import { relayAddress, serviceUrl } from "./lib/serviceAddress";
 
-const HELP = `npm run telemetry:send -- --flight <id> --key <base64> [options]
+const HELP = `npm run telemetry:send -- --flight <id> [options]
 
 Flies a simulated aircraft and sends its telemetry as encrypted datagrams through the UDP relay:
 position, speed, attitude and barometer at --rate datagrams a second, holding --height meters above
-the ground (read from this service's /elevation/v1/ele when an API key is given).
+the ground (read from this service's /elevation/v1/ele).
+
+Secrets come from the environment, never from flags (npm echoes a command line in full):
+  WINDSOCK_API_KEY      X-API-Key for the flight, its session and elevation
+  WINDSOCK_TOKEN        the flight's pilot's token: opens a telemetry session (start-comm)
+  WINDSOCK_SESSION_KEY  instead, the key of a session already opened (base64 of 32 bytes)
+  \`. .windsock/env\` (written by npm start) sets WINDSOCK_URL, WINDSOCK_API_KEY and WINDSOCK_RELAY.
 
   --flight <id>         the flight (required)
-  --key <base64>        the session key from POST /flight/v2/<id>/start-comm (required)
   --rate <n>            datagrams a second, 0.1..100 (default 5)
   --pattern <p>         orbit (circle of --radius), line (there and back, 2 × --radius long) or file
   --file <path>         for --pattern file: a GeoJSON LineString (or a Feature holding one)
@@ -20,16 +26,13 @@ the ground (read from this service's /elevation/v1/ele when an API key is given)
   --speed <m/s>         ground speed (default 8)
   --height <m>          height above ground to hold (default 40)
   --duration <s>        how long to fly, 0 = until Ctrl-C (default 120)
-  --relay <host:port>   the relay (default 127.0.0.1:$TELEMETRY_PORT, else 16060)
-  --url <base>          the API (default $WORKER_URL, else http://127.0.0.1:$PORT, else :8787)
-  --api-key <key>       X-API-Key for elevation and the flight (default $WINDSOCK_API_KEY)
-  --token <jwt>         the pilot's token, to read a private flight (default $WINDSOCK_TOKEN)
+  --relay <host:port>   the relay (default $WINDSOCK_RELAY, else 127.0.0.1:$TELEMETRY_PORT, else :16060)
+  --url <base>          the API (default $WINDSOCK_URL, else http://127.0.0.1:$PORT, else :8787)
   --serial <n>          first serial (default 1: a fresh start-comm restarts serials)
   --help                this text`;
 
 const OPTIONS = {
   flight: { type: "string" },
-  key: { type: "string" },
   rate: { type: "string", default: "5" },
   pattern: { type: "string", default: "orbit" },
   file: { type: "string" },
@@ -40,8 +43,6 @@ const OPTIONS = {
   duration: { type: "string", default: "120" },
   relay: { type: "string" },
   url: { type: "string" },
-  "api-key": { type: "string" },
-  token: { type: "string" },
   serial: { type: "string", default: "1" },
 } as const;
 
@@ -52,12 +53,29 @@ function number(name: string, text: string, min: number, max: number): number {
   return value;
 }
 
+const SECRET_FLAGS: Record<string, string> = {
+  "--api-key": "WINDSOCK_API_KEY",
+  "--token": "WINDSOCK_TOKEN",
+  "--key": "WINDSOCK_SESSION_KEY",
+};
+
 function parse(argv: string[]) {
+  for (const arg of argv) {
+    const variable = SECRET_FLAGS[arg.split("=")[0]!];
+    if (variable)
+      usageError(`${arg.split("=")[0]} is not taken: secrets come from the environment (export ${variable})`);
+  }
   const v = parseCommandLine({ help: HELP, options: OPTIONS, args: argv }).values;
   if (!v.flight) usageError("--flight <id> is required");
-  if (!v.key) usageError("--key <base64> is required (the key start-comm returned)");
-  const key = Buffer.from(v.key, "base64");
-  if (key.length !== 32) usageError("--key must be base64 of 32 bytes");
+  const sessionKeyText = process.env.WINDSOCK_SESSION_KEY;
+  const sessionKey = sessionKeyText === undefined ? undefined : Buffer.from(sessionKeyText, "base64");
+  if (sessionKey && sessionKey.length !== 32) usageError("WINDSOCK_SESSION_KEY must be base64 of 32 bytes");
+  const apiKey = process.env.WINDSOCK_API_KEY;
+  const token = process.env.WINDSOCK_TOKEN;
+  if (!sessionKey && !(apiKey && token))
+    usageError(
+      "no session: export WINDSOCK_API_KEY and WINDSOCK_TOKEN (to open one), or WINDSOCK_SESSION_KEY",
+    );
   if (!["orbit", "line", "file"].includes(v.pattern))
     usageError(`--pattern must be orbit, line or file, not "${v.pattern}"`);
   if (v.pattern === "file" && !v.file) usageError("--pattern file needs --file <path>");
@@ -72,12 +90,12 @@ function parse(argv: string[]) {
       usageError(`--center must be latitude,longitude, not "${v.center}"`);
     center = [parts[0]!, parts[1]!];
   }
-  const relay = v.relay ?? `127.0.0.1:${process.env.TELEMETRY_PORT ?? 16060}`;
+  const relay = v.relay ?? relayAddress();
   const match = /^(.+):(\d{1,5})$/.exec(relay);
   if (!match) usageError(`--relay must be host:port, not "${relay}"`);
   return {
     flightId: v.flight,
-    key,
+    sessionKey,
     rate: number("rate", v.rate, 0.1, 100),
     pattern: v.pattern as "orbit" | "line" | "file",
     file: v.file,
@@ -88,25 +106,34 @@ function parse(argv: string[]) {
     duration: number("duration", v.duration, 0, 86_400),
     relayHost: match[1]!.replace(/^\[|\]$/g, ""),
     relayPort: Number(match[2]),
-    url: (v.url ?? process.env.WORKER_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`).replace(
-      /\/+$/,
-      "",
-    ),
-    apiKey: v["api-key"] ?? process.env.WINDSOCK_API_KEY,
-    token: v.token ?? process.env.WINDSOCK_TOKEN,
+    url: v.url?.replace(/\/+$/, "") ?? serviceUrl(),
+    apiKey,
+    token,
     serial: number("serial", v.serial, 0, 0xffffffff),
   };
 }
 
 type Options = ReturnType<typeof parse>;
 
-async function api<T>(options: Options, path: string): Promise<T> {
+async function api<T>(options: Options, path: string, method = "GET"): Promise<T> {
   const headers: Record<string, string> = { "x-api-key": options.apiKey! };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await fetch(`${options.url}${path}`, { headers });
+  const res = await fetch(`${options.url}${path}`, { method, headers });
   const body = (await res.json().catch(() => undefined)) as { data?: T & { message?: string } } | undefined;
-  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body?.data?.message ?? ""}`.trim());
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${body?.data?.message ?? ""}`.trim());
   return body!.data as T;
+}
+
+/** The session key given, or a new session's (start-comm, which restarts serials at 1). */
+async function sessionKey(options: Options): Promise<Buffer> {
+  if (options.sessionKey) return options.sessionKey;
+  const { key } = await api<{ key: string }>(
+    options,
+    `/flight/v2/${encodeURIComponent(options.flightId)}/start-comm`,
+    "POST",
+  );
+  console.log("Opened a telemetry session (start-comm).");
+  return Buffer.from(key, "base64");
 }
 
 function fileLine(file: string): LatLng[] {
@@ -125,7 +152,7 @@ function fileLine(file: string): LatLng[] {
 async function terrain(options: Options, pattern: Pattern): Promise<(p: LatLng) => number | null> {
   const { distance } = await import("./lib/flightSimulator");
   if (!options.apiKey) {
-    console.warn("No --api-key: flying without terrain (altitude_msl = --height above sea level).");
+    console.warn("No WINDSOCK_API_KEY: flying without terrain (altitude_msl = --height above sea level).");
     return () => null;
   }
   const samples: LatLng[] = [];
@@ -171,7 +198,7 @@ async function main() {
   let center = options.center;
   if (!center) {
     if (!options.apiKey)
-      usageError("give --center lat,lng, or --api-key (and --token) to fly around the flight's point");
+      usageError("give --center lat,lng, or export WINDSOCK_API_KEY to fly around the flight's point");
     const flight = await api<{ latitude: number; longitude: number }>(
       options,
       `/flight/v2/${encodeURIComponent(options.flightId)}`,
@@ -185,6 +212,7 @@ async function main() {
         ? line(center, options.radius)
         : { points: fileLine(options.file!), closed: false };
   const ground = await terrain(options, pattern);
+  const key = await sessionKey(options);
 
   const socket = createSocket(options.relayHost.includes(":") ? "udp6" : "udp4");
   const interval = 1000 / options.rate;
@@ -217,7 +245,7 @@ async function main() {
       const datagram = buildDatagram({
         serial,
         flightId: options.flightId,
-        key: options.key,
+        key,
         payload: encodeRecords(sample.records),
       });
       socket.send(datagram, options.relayPort, options.relayHost);

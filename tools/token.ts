@@ -6,7 +6,7 @@ A pilot's access token from the running service (POST /auth/v1/anonymous/token),
 client of worker/client.ts. Prints the pilot id, then the token alone on the last line.
 
   --user <id>   the caller-chosen user id (default: pilot-1); the same id gives the same pilot
-  --base <url>  the service (default: http://127.0.0.1:$PORT, PORT default 8787)
+  --base <url>  the service (default: $WINDSOCK_URL, else http://127.0.0.1:$PORT, PORT default 8787)
 
 The API key is WINDSOCK_API_KEY, else the development key \`npm start\` wrote to STATE_DIR.`;
 
@@ -16,13 +16,14 @@ const { values } = parseCommandLine({
 });
 
 runCommand(async () => {
-  const [{ readFileSync }, path, { STATE_DIR }, { windsock }] = await Promise.all([
+  const [{ readFileSync }, path, { STATE_DIR }, { serviceUrl }, { windsock }] = await Promise.all([
     import("node:fs"),
     import("node:path"),
     import("./lib/config"),
+    import("./lib/serviceAddress"),
     import("../worker/client"),
   ]);
-  const base = values.base ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+  const base = values.base ?? serviceUrl();
   let apiKey = process.env.WINDSOCK_API_KEY;
   if (!apiKey) {
     try {

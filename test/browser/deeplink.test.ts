@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Browser, browserAvailable, launch } from "./chromium";
-import { ARTIFACTS, type Service, startCallbackReceiver, startService } from "./service";
+import { ARTIFACTS, startCallbackReceiver } from "./service";
 
 const PHONE = { width: 390, height: 844, mobile: true };
 const DESKTOP = { width: 1280, height: 900, mobile: false };
@@ -23,7 +23,7 @@ const NEAR_KTYS = {
   ],
 };
 
-let service: Service;
+const service = inject("service");
 let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 const browsers: Browser[] = [];
 
@@ -105,7 +105,6 @@ function expectCallback(url: URL) {
 describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    service = await startService();
     receiver = await startCallbackReceiver();
     const added = await api("/deeplink/v1/callbacks", { method: "POST", body: { url: receiver.url } });
     expect(added.status).toBe(200);
@@ -114,7 +113,6 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   afterAll(async () => {
     for (const browser of browsers) await browser.close();
     await receiver?.close();
-    await service?.stop();
   });
 
   it("refuses a link whose callback was changed to one not registered", async () => {

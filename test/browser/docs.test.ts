@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Browser, browserAvailable, launch } from "./chromium";
-import { ARTIFACTS, type Service, startService } from "./service";
+import { ARTIFACTS } from "./service";
 
-let service: Service;
+const service = inject("service");
 let browser: Browser;
 let page: Page;
 const failed: string[] = [];
@@ -14,7 +14,6 @@ const errors: string[] = [];
 describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    service = await startService();
     browser = await launch({ width: 1280, height: 900, mobile: false });
     // One page for both tests: parsing Swagger UI's bundle is the slow part on a busy machine.
     page = await browser.context.newPage();
@@ -28,7 +27,6 @@ describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () =>
 
   afterAll(async () => {
     await browser?.close();
-    await service?.stop();
   });
 
   it("lists the operations with their schemas, from this worker alone", async () => {

@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../tools/lib/config";
 import { type Browser, browserAvailable, launch } from "./chromium";
-import { ARTIFACTS, freePort } from "./service";
+import { ARTIFACTS } from "./service";
 
 /**
  * A flight over real terrain (Gothenburg, the embedded SRTM3 tile) flown by `npm run telemetry:send`
@@ -16,71 +14,18 @@ import { ARTIFACTS, freePort } from "./service";
 
 const CENTER = { latitude: 57.67, longitude: 11.965 };
 
-interface LiveService {
-  baseUrl: string;
-  telemetryPort: number;
-  apiKey: string;
-  stop(): Promise<void>;
-}
-
-/** `npm start` on free ports with fresh state; unlike ./service it also hands out the relay's port. */
-async function startLiveService(): Promise<LiveService> {
-  const port = await freePort();
-  const telemetryPort = await freePort();
-  const stateDir = await mkdtemp(path.join(os.tmpdir(), "windsock-live-"));
-  const log = createWriteStream(path.join(ARTIFACTS, "live-service.log"));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "tools/start.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), TELEMETRY_PORT: String(telemetryPort), STATE_DIR: stateDir },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  child.stderr?.pipe(log);
-  const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      process.kill(-child.pid!, "SIGTERM");
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    }
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-    log.end();
-    await rm(stateDir, { recursive: true, force: true });
-  };
-  await new Promise<void>((resolve, reject) => {
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      log.write(chunk);
-      output += chunk.toString();
-      if (output.includes("Windsock is running")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`npm start exited (${code}); see live-service.log`)));
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    telemetryPort,
-    apiKey: readFileSync(path.join(stateDir, "dev-api-key"), "utf8").trim(),
-    stop,
-  };
-}
-
 const available = browserAvailable();
-let service: LiveService;
+const service = inject("service");
 let browser: Browser;
 
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  service = await startLiveService();
   browser = await launch({ width: 1280, height: 900, mobile: false });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await service?.stop();
 });
 
 async function api(pathname: string, init: { method?: string; body?: unknown; token?: string } = {}) {
@@ -124,11 +69,19 @@ describe.skipIf(!available)("the live flight page", () => {
         "--import",
         "tsx",
         "tools/telemetrySend.ts",
-        ...["--flight", flight.id, "--key", key, "--relay", `127.0.0.1:${service.telemetryPort}`],
-        ...["--url", service.baseUrl, "--api-key", service.apiKey, "--token", token],
+        ...["--flight", flight.id, "--relay", `127.0.0.1:${service.telemetryPort}`, "--url", service.baseUrl],
         ...["--rate", "5", "--duration", "12", "--radius", "250", "--speed", "40", "--height", "80"],
       ],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          WINDSOCK_API_KEY: service.apiKey,
+          WINDSOCK_TOKEN: token,
+          WINDSOCK_SESSION_KEY: key,
+        },
+      },
     );
     let output = "";
     sender.stdout?.on("data", (chunk: Buffer) => {

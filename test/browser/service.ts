@@ -21,10 +21,24 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface Service {
+/** What the tests of the service project see of the one service they share (test/browser/globalSetup.ts). */
+export interface ServiceAddress {
   baseUrl: string;
   apiKey: string;
+  telemetryPort: number;
+  stateDir: string;
+  /** The shell file npm start wrote: WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY. */
+  envFile: string;
+}
+
+export interface Service extends ServiceAddress {
   stop(): Promise<void>;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    service: ServiceAddress;
+  }
 }
 
 /** The whole service as `npm start` runs it, on free ports with fresh state; its output goes to a log. */
@@ -78,6 +92,9 @@ export async function startService(): Promise<Service> {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     apiKey: readFileSync(path.join(stateDir, "dev-api-key"), "utf8").trim(),
+    telemetryPort,
+    stateDir,
+    envFile: path.join(stateDir, "env"),
     stop,
   };
 }

@@ -11,8 +11,16 @@ import { along, distance, line, orbit, pressureAt, sampleAt } from "../../tools/
 
 const ROOT = path.join(import.meta.dirname, "../..");
 const run = promisify(execFile);
-const send = (args: string[]) =>
-  run(process.execPath, ["--import", "tsx", "tools/telemetrySend.ts", ...args], { cwd: ROOT });
+/** The sender with only the given WINDSOCK_* variables (none inherited from the shell running the tests). */
+const send = (args: string[], env: Record<string, string> = {}) => {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("WINDSOCK_")),
+  );
+  return run(process.execPath, ["--import", "tsx", "tools/telemetrySend.ts", ...args], {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+  });
+};
 
 describe("the flight simulator", () => {
   it("flies an orbit at its radius and speed, banked into the turn, with ISA pressure", () => {
@@ -48,10 +56,25 @@ describe("npm run telemetry:send", () => {
       code: 2,
       stderr: expect.stringMatching(/--frobnicate/),
     });
-    await expect(send(["--flight", "f"])).rejects.toMatchObject({ stderr: expect.stringMatching(/--key/) });
-    await expect(send(["--flight", "f", "--key", "c2hvcnQ="])).rejects.toMatchObject({
+    await expect(send(["--flight", "f"])).rejects.toMatchObject({
+      stderr: expect.stringMatching(/WINDSOCK_TOKEN.*WINDSOCK_SESSION_KEY/),
+    });
+    await expect(send(["--flight", "f"], { WINDSOCK_SESSION_KEY: "c2hvcnQ=" })).rejects.toMatchObject({
       stderr: expect.stringMatching(/32 bytes/),
     });
+  });
+
+  it("takes no secret as a flag, since npm echoes command lines", async () => {
+    for (const [flag, variable] of [
+      ["--api-key", "WINDSOCK_API_KEY"],
+      ["--token", "WINDSOCK_TOKEN"],
+      ["--key", "WINDSOCK_SESSION_KEY"],
+    ]) {
+      await expect(send(["--flight", "f", flag!, "secret"])).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`export ${variable}`),
+      });
+    }
     expect((await send(["--help"])).stdout).toMatch(/--pattern <p>/);
   });
 
@@ -62,10 +85,13 @@ describe("npm run telemetry:send", () => {
     socket.on("message", (m) => received.push(m));
     const key = randomBytes(32);
     const { port } = socket.address();
-    const { stdout } = await send([
-      ...["--flight", "flight|abc", "--key", key.toString("base64"), "--center", "57.67,11.965"],
-      ...["--relay", `127.0.0.1:${port}`, "--rate", "20", "--duration", "1"],
-    ]);
+    const { stdout } = await send(
+      [
+        ...["--flight", "flight|abc", "--center", "57.67,11.965"],
+        ...["--relay", `127.0.0.1:${port}`, "--rate", "20", "--duration", "1"],
+      ],
+      { WINDSOCK_SESSION_KEY: key.toString("base64") },
+    );
     socket.close();
     expect(stdout).toMatch(/Sent \d+ datagrams/);
     expect(received.length).toBeGreaterThan(10);

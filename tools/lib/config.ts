@@ -2,7 +2,15 @@ import path from "node:path";
 
 /** Where everything local lives; `STATE_DIR` lets two copies run side by side. */
 export const ROOT = path.resolve(import.meta.dirname, "../..");
-export const STATE_DIR = path.resolve(ROOT, process.env.STATE_DIR ?? ".wrangler/state");
+const DEFAULT_STATE_DIR = path.join(ROOT, ".wrangler/state");
+export const STATE_DIR = path.resolve(ROOT, process.env.STATE_DIR ?? DEFAULT_STATE_DIR);
+/**
+ * The shell file `npm start` writes (WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY): `.windsock/env`
+ * for the default state, `$STATE_DIR/env` for a copy with its own, so copies side by side never
+ * overwrite each other's.
+ */
+export const ENV_FILE =
+  STATE_DIR === DEFAULT_STATE_DIR ? path.join(ROOT, ".windsock/env") : path.join(STATE_DIR, "env");
 export const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
 export const D1_DATABASE = "windsock";
 export const ELEVATION_BUCKET = "windsock-elevation";
