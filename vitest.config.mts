@@ -11,6 +11,8 @@ const testJwtKey = JSON.stringify(
 
 export default defineConfig({
   test: {
+    // A test's console output is shown only when it fails: a green run is a short log.
+    silent: "passed-only",
     projects: [
       {
         plugins: [

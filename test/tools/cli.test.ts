@@ -40,6 +40,7 @@ const COMMANDS: [string[], string][] = [
   [["tools/airspace/import.ts"], "npm run airspace:import"],
   [["tools/elevation/import.ts"], "npm run elevation:import"],
   [["tools/wranglerTypes.ts"], "npm run types"],
+  [["tools/check.ts"], "npm run check"],
   [["tools/airspace/deriveUkRegions.ts"], "deriveUkRegions.ts"],
   [["tools/elevation/deriveSamples.ts"], "deriveSamples.ts"],
 ];
@@ -62,6 +63,13 @@ describe("every operator command", () => {
     expect(res.code).toBe(2);
     expect(res.stdout).toBe("");
     expect(res.stderr.trim()).toMatch(/^unknown option --nmae( \(did you mean --[\w-]+\?\))?; see --help$/);
+  });
+
+  it("npm test --help answers without running anything, and says where its arguments go", async () => {
+    const res = await command("tools/test.ts", "--help");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("npm test [-- <vitest arguments>]");
+    expect(res.stdout).toContain("service");
   });
 
   it("suggests the option meant and names a missing value", async () => {
