@@ -1,3 +1,5 @@
+import { runSteps } from "./lib/steps";
+
 const HELP = `npm test [-- <vitest arguments>]
 
 Every check and test, as CI runs them (.ci/run):
@@ -17,7 +19,6 @@ if (args.includes("--help") || args.includes("-h")) {
   process.exit(0);
 }
 
-const { runSteps } = await import("./lib/steps");
 await runSteps([
   ["tsx", ["tools/check.ts"]],
   ["vitest", ["run", ...args]],

@@ -1,6 +1,5 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "../schema";
-import type { FlightTelemetry } from "./telemetry/flightTelemetry";
 
 /**
  * Bindings from wrangler.toml, .dev.vars and `wrangler secret put`. wrangler.toml's part is also
@@ -53,8 +52,12 @@ export interface Bindings {
   INTERUSS_ISSUER?: string;
   /** Accepted `aud` values (comma list); unset means the host name the request came to. */
   INTERUSS_AUDIENCE?: string;
-  /** One Durable Object per flight holds its telemetry records (worker/telemetry/). */
-  FLIGHT_TELEMETRY: DurableObjectNamespace<FlightTelemetry>;
+  /**
+   * One Durable Object per flight holds its telemetry records (worker/telemetry/). Typed as
+   * wrangler generates it from wrangler.toml (worker-configuration.d.ts), so this file imports no
+   * class that imports it back.
+   */
+  FLIGHT_TELEMETRY: Cloudflare.Env["FLIGHT_TELEMETRY"];
 }
 
 export interface Account {
