@@ -3,42 +3,72 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+// wrangler's informational lines ("Using secrets defined in .dev.vars", once per test file) are noise
+// in a test log; its warnings and errors still show.
+process.env.WRANGLER_LOG ??= "warn";
+
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "schema/migrations"));
 // A fresh signing key per run: tests never depend on a committed secret.
 const testJwtKey = JSON.stringify(
   generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" }),
 );
 
+/**
+ * Worker test files share one workerd runtime and one test D1 (Vitest `isolate: false`): loading
+ * the worker's modules once instead of once per file is most of the worker tests' time. Each file
+ * makes its own accounts and pilots, so files do not see each other's. These files need an isolate
+ * of their own: they load data the worker keeps per isolate (elevation manifests and chunks, the
+ * service's own application, loaded airspace and status checks) or count what they alone wrote.
+ */
+const FRESH_ISOLATE = [
+  "test/worker/deeplink.test.ts",
+  "test/worker/deeplink.firstParty.test.ts",
+  "test/worker/elevation.test.ts",
+  "test/worker/elevation.post.test.ts",
+  "test/worker/ridDss.test.ts",
+  "test/worker/security/airspace.test.ts",
+  "test/worker/system.test.ts",
+];
+
+function workerProject(name: string, files: { include: string[]; exclude?: string[]; isolate: boolean }) {
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            ENVIRONMENT: "development",
+            JWT_PRIVATE_KEY: testJwtKey,
+            TELEMETRY_MASTER_KEY: randomBytes(32).toString("base64"),
+            RELAY_SECRET: "test-relay-secret",
+            TEST_MIGRATIONS: migrations,
+          },
+        },
+      }),
+    ],
+    test: {
+      name,
+      ...files,
+      // Suites that load airspace data and fetch a dozen briefings in beforeAll need more than 10 s
+      // on a busy 2-core machine.
+      hookTimeout: 60_000,
+      testTimeout: 30_000,
+      setupFiles: ["./test/worker/setup.ts"],
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     // A test's console output is shown only when it fails: a green run is a short log.
     silent: "passed-only",
     projects: [
-      {
-        plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                ENVIRONMENT: "development",
-                JWT_PRIVATE_KEY: testJwtKey,
-                TELEMETRY_MASTER_KEY: randomBytes(32).toString("base64"),
-                RELAY_SECRET: "test-relay-secret",
-                TEST_MIGRATIONS: migrations,
-              },
-            },
-          }),
-        ],
-        test: {
-          name: "worker",
-          include: ["test/worker/**/*.test.ts"],
-          // Suites that load airspace data and fetch a dozen briefings in beforeAll need more than 10 s
-          // on a busy 2-core machine.
-          hookTimeout: 60_000,
-          testTimeout: 30_000,
-          setupFiles: ["./test/worker/setup.ts"],
-        },
-      },
+      workerProject("worker", {
+        include: ["test/worker/**/*.test.ts"],
+        exclude: FRESH_ISOLATE,
+        isolate: false,
+      }),
+      workerProject("worker-fresh", { include: FRESH_ISOLATE, isolate: true }),
       {
         test: {
           name: "node",
