@@ -224,7 +224,8 @@ function sweepPositions(
   sweep: number,
   maxErrorM: number,
 ): Position[] {
-  const steps = Math.max(1, Math.ceil(Math.abs(sweep) / stepDegrees(radiusM, maxErrorM)));
+  // Two steps at least: a lone short arc (Fort Lauderdale's) still bounds a segment of its circle.
+  const steps = Math.max(2, Math.ceil(Math.abs(sweep) / stepDegrees(radiusM, maxErrorM)));
   const positions: Position[] = [];
   for (let i = 0; i <= steps; i++) {
     positions.push(destination(center, startBearing + (sweep * i) / steps, radiusM));
