@@ -9,16 +9,19 @@ const PHONE = { width: 390, height: 844, mobile: true };
 const DESKTOP = { width: 1280, height: 900, mobile: false };
 const AUTHORIZATION_STATUSES = ["pending", "accepted", "rejected", "not_requested", "cancelled"];
 
-/** Three nautical miles north of McGhee Tyson (KTYS): controlled airspace, facility-map ceiling 200 ft. */
-const NEAR_KTYS = {
+/**
+ * West of Nashville's runways (KBNA): inside its real Class C surface area (the FAA's shelves), where
+ * the generated facility map's ceiling is 200 ft on this cell and all its neighbours.
+ */
+const NEAR_KBNA = {
   type: "Polygon",
   coordinates: [
     [
-      [-83.995, 35.858],
-      [-83.99, 35.858],
-      [-83.99, 35.862],
-      [-83.995, 35.862],
-      [-83.995, 35.858],
+      [-86.7317, 36.1022],
+      [-86.7267, 36.1022],
+      [-86.7267, 36.1062],
+      [-86.7317, 36.1062],
+      [-86.7317, 36.1022],
     ],
   ],
 };
@@ -120,7 +123,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   it("refuses a link whose callback was changed to one not registered", async () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
-    const link = await creationLink({ geometry: NEAR_KTYS, callback_url: receiver.url });
+    const link = await creationLink({ geometry: NEAR_KBNA, callback_url: receiver.url });
     const tampered = link.replace(
       encodeURIComponent(receiver.url),
       encodeURIComponent("https://evil.example/steal"),
@@ -141,7 +144,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
     const link = await creationLink({
-      geometry: NEAR_KTYS,
+      geometry: NEAR_KBNA,
       callback_url: `${receiver.url}?state=phone`,
       altitude: 60,
     });
@@ -200,7 +203,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   it("opens spec 4.7's plain link (no client_id) for the service's own application", async () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
-    const plain = `${service.baseUrl}/create_flight/v1/?geometry=${encodeURIComponent(JSON.stringify({ geometry: NEAR_KTYS }))}&altitude=60`;
+    const plain = `${service.baseUrl}/create_flight/v1/?geometry=${encodeURIComponent(JSON.stringify({ geometry: NEAR_KBNA }))}&altitude=60`;
     const page = await phone.context.newPage();
     const response = await page.goto(plain);
     expect(response!.status()).toBe(200);
@@ -224,7 +227,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   it("on a desktop: a Point with its buffer, switched to meters, becomes a flight", async () => {
     const desktop = await launch(DESKTOP);
     browsers.push(desktop);
-    const point = { type: "Point", coordinates: [-83.9925, 35.86] };
+    const point = { type: "Point", coordinates: [-86.72917, 36.10417] };
     const link = await creationLink({
       geometry: point,
       buffer: 30.48,

@@ -26,8 +26,9 @@ export interface AirportWithRunways extends AirportInput {
  * Class E surface area (the file holds no Class E; Pine Bluff's is one). Generated UAS facility maps
  * cover the real surface areas and the shelves low enough to matter to drones (and the generated
  * Class E areas), in 30″ cells whose ceilings step 0/100/200/300/400 ft away from the runways and,
- * under a shelf, stay 500 ft below its floor. In the UK, flight restriction zones: the aerodrome traffic zone plus 1 × 5 km runway
- * protection zones off each threshold. Every generated record says `synthetic`.
+ * under a shelf, stay 500 ft below its floor. In the UK, flight restriction zones: the aerodrome
+ * traffic zone plus 1 × 5 km runway protection zones off each threshold. Every generated record
+ * says `synthetic`.
  */
 
 const NM = 1852;
