@@ -152,9 +152,12 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     await page.goto(link);
     expect(await page.title()).toContain("Create a flight");
     expect(await page.locator("svg.map path").count()).toBeGreaterThan(0);
-    // The class B advisory is drawn and listed, and the area is orange: authorization required.
+    // The (real) Class C advisory is drawn and listed, and the area is orange: authorization required.
     expect(await page.locator("svg.map circle").count()).toBeGreaterThan(0);
-    expect(await page.locator("ul.advisories").textContent()).toContain("MCGHEE TYSON");
+    expect(await page.locator("ul.advisories").textContent()).toContain("NASHVILLE CLASS C");
+    // Its LAANC ceilings come from the generated facility map: marked beside it, and explained.
+    expect(await page.locator("ul.advisories .badge.synthetic").first().isVisible()).toBe(true);
+    expect(await page.locator("#synthetic-meaning").textContent()).toContain("Synthetic data: generated");
     expect(await page.locator("#advisory-color").textContent()).toContain("authorization required");
     // Rulesets: the required ones fixed, one pick1 per jurisdiction.
     expect(await page.locator("#rulesets input[disabled]:checked").count()).toBeGreaterThan(0);
