@@ -9,16 +9,19 @@ const PHONE = { width: 390, height: 844, mobile: true };
 const DESKTOP = { width: 1280, height: 900, mobile: false };
 const AUTHORIZATION_STATUSES = ["pending", "accepted", "rejected", "not_requested", "cancelled"];
 
-/** Three nautical miles north of McGhee Tyson (KTYS): controlled airspace, facility-map ceiling 200 ft. */
-const NEAR_KTYS = {
+/**
+ * West of Nashville's runways (KBNA): inside its real Class C surface area (the FAA's shelves), where
+ * the generated facility map's ceiling is 200 ft on this cell and all its neighbours.
+ */
+const NEAR_KBNA = {
   type: "Polygon",
   coordinates: [
     [
-      [-83.995, 35.858],
-      [-83.99, 35.858],
-      [-83.99, 35.862],
-      [-83.995, 35.862],
-      [-83.995, 35.858],
+      [-86.7317, 36.1022],
+      [-86.7267, 36.1022],
+      [-86.7267, 36.1062],
+      [-86.7317, 36.1062],
+      [-86.7317, 36.1022],
     ],
   ],
 };
@@ -118,7 +121,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   it("refuses a link whose callback was changed to one not registered", async () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
-    const link = await creationLink({ geometry: NEAR_KTYS, callback_url: receiver.url });
+    const link = await creationLink({ geometry: NEAR_KBNA, callback_url: receiver.url });
     const tampered = link.replace(
       encodeURIComponent(receiver.url),
       encodeURIComponent("https://evil.example/steal"),
@@ -139,7 +142,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
     const link = await creationLink({
-      geometry: NEAR_KTYS,
+      geometry: NEAR_KBNA,
       callback_url: `${receiver.url}?state=phone`,
       altitude: 60,
     });
@@ -147,9 +150,12 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     await page.goto(link);
     expect(await page.title()).toContain("Create a flight");
     expect(await page.locator("svg.map path").count()).toBeGreaterThan(0);
-    // The class B advisory is drawn and listed, and the area is orange: authorization required.
+    // The (real) Class C advisory is drawn and listed, and the area is orange: authorization required.
     expect(await page.locator("svg.map circle").count()).toBeGreaterThan(0);
-    expect(await page.locator("ul.advisories").textContent()).toContain("MCGHEE TYSON");
+    expect(await page.locator("ul.advisories").textContent()).toContain("NASHVILLE CLASS C");
+    // Its LAANC ceilings come from the generated facility map: marked beside it, and explained.
+    expect(await page.locator("ul.advisories .badge.synthetic").first().isVisible()).toBe(true);
+    expect(await page.locator("#synthetic-meaning").textContent()).toContain("Synthetic data: generated");
     expect(await page.locator("#advisory-color").textContent()).toContain("authorization required");
     // Rulesets: the required ones fixed, one pick1 per jurisdiction.
     expect(await page.locator("#rulesets input[disabled]:checked").count()).toBeGreaterThan(0);
@@ -198,7 +204,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   it("opens spec 4.7's plain link (no client_id) for the service's own application", async () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
-    const plain = `${service.baseUrl}/create_flight/v1/?geometry=${encodeURIComponent(JSON.stringify({ geometry: NEAR_KTYS }))}&altitude=60`;
+    const plain = `${service.baseUrl}/create_flight/v1/?geometry=${encodeURIComponent(JSON.stringify({ geometry: NEAR_KBNA }))}&altitude=60`;
     const page = await phone.context.newPage();
     const response = await page.goto(plain);
     expect(response!.status()).toBe(200);
@@ -222,7 +228,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
   it("on a desktop: a Point with its buffer, switched to meters, becomes a flight", async () => {
     const desktop = await launch(DESKTOP);
     browsers.push(desktop);
-    const point = { type: "Point", coordinates: [-83.9925, 35.86] };
+    const point = { type: "Point", coordinates: [-86.72917, 36.10417] };
     const link = await creationLink({
       geometry: point,
       buffer: 30.48,
