@@ -11,6 +11,7 @@ import { invalidField, RECORD_TYPES, recordKinds } from "./records";
 export const RelaySession = z.object({
   session_id: z.string(),
   key: z.string().describe("base64 of the session's 32-byte AES key"),
+  opened_at: z.number().optional().describe("when start-comm opened the session, ms since the epoch"),
 });
 export type RelaySession = z.infer<typeof RelaySession>;
 
@@ -39,10 +40,10 @@ export const SessionRecords = z.object({
   session_id: z.string().min(1).max(64),
   records: z.array(IngestRow).min(1),
   /**
-   * Per row, the identity of its datagram: base64 of the ciphertext's last block, which chains from the
-   * fresh IV and every block (the serial is outside the ciphertext and proves nothing). A record is
-   * stored once per (session, datagram, index). Absent in posts of older relays (and in their spooled
-   * batches): then the serial stands in.
+   * Per row, the identity of its datagram: base64 of 16 bytes of SHA-256 over its IV and ciphertext,
+   * so a tampered copy is another datagram (the serial is outside the ciphertext and proves nothing).
+   * A record is stored once per (session, datagram, index). Absent in posts of older relays (and in
+   * their spooled batches): then the serial stands in.
    */
   datagrams: z.array(z.string().min(1).max(64)).optional(),
 });
@@ -97,7 +98,11 @@ export const IngestResult = z.object({
   refused: z.array(
     z.object({
       session_id: z.string(),
-      reason: z.string().describe("unknown_session or session_closed"),
+      reason: z
+        .string()
+        .describe(
+          "unknown_session, session_closed, or a record time outside the session's window (proto/recordTime.ts): before_session, in_future",
+        ),
       records: z.number(),
     }),
   ),

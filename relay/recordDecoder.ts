@@ -70,7 +70,7 @@ export class RecordDecoder {
 
   /**
    * The record in `bytes` from `start` to `end` as a row (reused: valid until the next call), or why
-   * it was dropped: "unknown_type", "malformed" or "out_of_range".
+   * it was dropped: "unknown_type", "malformed" (also an empty record) or "out_of_range".
    */
   decode(
     typeId: number,
@@ -83,6 +83,8 @@ export class RecordDecoder {
   ): RecordRow | "unknown_type" | "malformed" | "out_of_range" {
     const decoder = this.kinds.get(typeId);
     if (!decoder) return "unknown_type";
+    // An empty record has no timestamp and no value: it decoded as all zeros, 1970 at 0,0.
+    if (start === end) return "malformed";
     const { row, fields, message } = decoder;
     for (let i = 3; i < row.length; i++) row[i] = 0;
     const reader = this.reader;
