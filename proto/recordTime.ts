@@ -15,20 +15,22 @@ export type TimeProblem = "before_session" | "in_future";
 
 /**
  * Why `timestamp` (ms) lies outside the window of a session opened at `openedAt`, or undefined when
- * it is inside. `aheadMs` widens the window's end for data dated ahead on purpose (RID test injection).
+ * it is inside. The window ends `aheadMs` after `until`: now, or a later time up to which data is
+ * dated ahead on purpose (a flight's planned end, RID test injection).
  */
 export function recordTimeProblem(
   timestamp: number,
   openedAt: number,
-  now: number,
+  until: number,
   aheadMs = AHEAD_OF_NOW_MS,
 ): TimeProblem | undefined {
   if (timestamp < openedAt - BEFORE_SESSION_MS) return "before_session";
-  if (timestamp > now + aheadMs) return "in_future";
+  if (timestamp > until + aheadMs) return "in_future";
   return undefined;
 }
 
-/** The window as words, for error messages and the README. */
-export function timeWindowText(aheadMs = AHEAD_OF_NOW_MS): string {
-  return `from 1 h before the session opened to ${Math.round(aheadMs / 60_000)} min after now`;
+/** The window as words, for error messages: `opened` and `until` name its start and its end. */
+export function timeWindowText(opened: string, until = "now", aheadMs = AHEAD_OF_NOW_MS): string {
+  const ahead = aheadMs >= 3600_000 ? `${aheadMs / 3600_000} h` : `${Math.round(aheadMs / 60_000)} min`;
+  return `from 1 h before ${opened} to ${ahead} after ${until}`;
 }
