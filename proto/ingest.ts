@@ -56,20 +56,24 @@ function checkSessions(sessions: SessionRecords[], ctx: z.RefinementCtx): void {
     total += session.records.length;
     if (session.datagrams && session.datagrams.length !== session.records.length)
       ctx.addIssue({ code: "custom", path: [s, "datagrams"], message: "one per record" });
-    session.records.forEach(([, , type, timestamp, , ...values], r) => {
+    const { records } = session;
+    for (let r = 0; r < records.length; r++) {
+      // The row's values are read in place (from index 5), not copied out per record.
+      const row = records[r]!;
+      const type = row[2];
       const kind = recordKinds.byName.get(type)!;
-      const field = invalidField(kind, { timestamp, values });
+      const field = invalidField(kind, { timestamp: row[3], values: row }, 5);
       if (field) {
         ctx.addIssue({
           code: "custom",
           path: [s, "records", r, field],
           message: "missing or out of range",
         });
-      } else if (values.length !== kind.fields.length) {
+      } else if (row.length - 5 !== kind.fields.length) {
         const message = `a ${type} row holds serial, index, type, timestamp, received_at, ${kind.fields.join(", ")}`;
         ctx.addIssue({ code: "custom", path: [s, "records", r], message });
       }
-    });
+    }
   });
   if (total > MAX_INGEST_RECORDS)
     ctx.addIssue({ code: "custom", message: `at most ${MAX_INGEST_RECORDS} records a post` });

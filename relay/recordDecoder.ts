@@ -37,8 +37,8 @@ interface KindDecoder {
   kind: MessageKind;
   fields: (Field | undefined)[];
   row: RecordRow;
-  /** The object invalidField checks, refreshed from the row per record. */
-  message: { timestamp: number; values: number[] };
+  /** The object invalidField checks: the row's timestamp, and the row itself (values from index 5). */
+  message: { timestamp: number; values: RecordRow };
 }
 
 /**
@@ -63,7 +63,7 @@ export class RecordDecoder {
         fields[field.id] = { slot, ...scalar };
       }
       const row = [0, 0, kind.name, 0, 0, ...kind.fields.map(() => 0)] as RecordRow;
-      const message = { timestamp: 0, values: kind.fields.map(() => 0) };
+      const message = { timestamp: 0, values: row };
       this.kinds.set(kind.id, { kind, fields, row, message });
     }
   }
@@ -103,9 +103,7 @@ export class RecordDecoder {
       return "malformed";
     }
     message.timestamp = row[3];
-    const { values } = message;
-    for (let i = 0; i < values.length; i++) values[i] = row[5 + i] as number;
-    if (invalidField(decoder.kind, message)) return "out_of_range";
+    if (invalidField(decoder.kind, message, 5)) return "out_of_range";
     row[0] = serial;
     row[1] = index;
     row[4] = receivedAt;
