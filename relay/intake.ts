@@ -25,7 +25,7 @@ import type { SessionGuards } from "./sessionGuard";
 /** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
 const MAX_WAITING_FOR_KEY = 10_000;
 /** …of which one source's line (datagrams waiting for one of its look-ups to give a token back). */
-const MAX_WAITING_PER_SOURCE = 2000;
+const MAX_WAITING_PER_SOURCE = 5000;
 /** Datagrams with a cached key decrypted together at most (see Intake.flush). */
 const DECRYPT_BATCH = 256;
 
