@@ -426,7 +426,7 @@ export class Intake {
    * budget, given back when the look-up found a session worth trying (see SourceFailures). Without a
    * token, the datagram waits in its source's line while the source has look-ups under way (each
    * may give its token back: a fleet's new flights behind one address), and is dropped as `refused`
-   * otherwise, or once the source's look-ups are done and no token is left.
+   * otherwise, or once one of them found nothing (see lookUpDone).
    */
   private afterLookUp(
     lookUp: () => Promise<KeyEntry>,
@@ -462,6 +462,7 @@ export class Intake {
     const { lookUp, datagram, source, failure, worthTrying } = pending;
     const { sources } = this.parts;
     if (paid) this.lineOf(source).underWay++;
+    let found = false;
     lookUp()
       .finally(() => {
         this.waitingForKey--;
@@ -469,6 +470,7 @@ export class Intake {
       .then(
         (entry) => {
           const useful = entry.session !== null && worthTrying(entry);
+          found = useful;
           if (paid && useful) sources.refund(source, Date.now());
           this.settle(source, () => {
             if (useful) return this.open(datagram, source, entry, Date.now(), false);
@@ -484,7 +486,7 @@ export class Intake {
         },
       )
       .finally(() => {
-        if (paid) this.lookUpDone(source);
+        if (paid) this.lookUpDone(source, found);
       });
   }
 
@@ -497,25 +499,30 @@ export class Intake {
     return line;
   }
 
-  /** A paid look-up of the source came back: its line moves on as far as its tokens allow. */
-  private lookUpDone(source: string): void {
+  /**
+   * A paid look-up of the source came back. When it found its session, the line moves on as far as
+   * the source's tokens allow; when it found nothing, the source sends failing traffic and what waits
+   * is refused at once (held, it would trickle out at the budget's refill rate for minutes).
+   */
+  private lookUpDone(source: string, found: boolean): void {
     const line = this.lines.get(source)!;
     line.underWay--;
     const { keys, sources } = this.parts;
     const now = Date.now();
-    while (line.waiting.length > 0) {
+    while (found && line.waiting.length > 0) {
       const next = line.waiting[0]!;
       const joins = keys.isLoading(next.datagram.flightId);
       if (!joins && !sources.beginLookUp(source, now)) break;
       line.waiting.shift();
       this.startLookUp(next, !joins);
     }
-    if (line.underWay > 0) return;
-    // Nothing under way could give a token back: what still waits is refused.
+    if (found && line.underWay > 0) return;
+    // Nothing under way could give a token back, or the source's look-ups fail: what waits is refused.
     for (const pending of line.waiting) {
       this.waitingForKey--;
       this.drop(pending.refused, source, now, FAILURES.has(pending.refused));
     }
-    this.lines.delete(source);
+    line.waiting.length = 0;
+    if (line.underWay === 0) this.lines.delete(source);
   }
 }
