@@ -11,6 +11,7 @@ import { invalidField, RECORD_TYPES, recordKinds } from "./records";
 export const RelaySession = z.object({
   session_id: z.string(),
   key: z.string().describe("base64 of the session's 32-byte AES key"),
+  opened_at: z.number().optional().describe("when start-comm opened the session, ms since the epoch"),
 });
 export type RelaySession = z.infer<typeof RelaySession>;
 
@@ -39,10 +40,10 @@ export const SessionRecords = z.object({
   session_id: z.string().min(1).max(64),
   records: z.array(IngestRow).min(1),
   /**
-   * Per row, the identity of its datagram: base64 of the ciphertext's last block, which chains from the
-   * fresh IV and every block (the serial is outside the ciphertext and proves nothing). A record is
-   * stored once per (session, datagram, index). Absent in posts of older relays (and in their spooled
-   * batches): then the serial stands in.
+   * Per row, the identity of its datagram: base64 of 16 bytes of SHA-256 over its IV and ciphertext,
+   * so a tampered copy is another datagram (the serial is outside the ciphertext and proves nothing).
+   * A record is stored once per (session, datagram, index). Absent in posts of older relays (and in
+   * their spooled batches): then the serial stands in.
    */
   datagrams: z.array(z.string().min(1).max(64)).optional(),
 });
@@ -55,20 +56,24 @@ function checkSessions(sessions: SessionRecords[], ctx: z.RefinementCtx): void {
     total += session.records.length;
     if (session.datagrams && session.datagrams.length !== session.records.length)
       ctx.addIssue({ code: "custom", path: [s, "datagrams"], message: "one per record" });
-    session.records.forEach(([, , type, timestamp, , ...values], r) => {
+    const { records } = session;
+    for (let r = 0; r < records.length; r++) {
+      // The row's values are read in place (from index 5), not copied out per record.
+      const row = records[r]!;
+      const type = row[2];
       const kind = recordKinds.byName.get(type)!;
-      const field = invalidField(kind, { timestamp, values });
+      const field = invalidField(kind, { timestamp: row[3], values: row }, 5);
       if (field) {
         ctx.addIssue({
           code: "custom",
           path: [s, "records", r, field],
           message: "missing or out of range",
         });
-      } else if (values.length !== kind.fields.length) {
+      } else if (row.length - 5 !== kind.fields.length) {
         const message = `a ${type} row holds serial, index, type, timestamp, received_at, ${kind.fields.join(", ")}`;
         ctx.addIssue({ code: "custom", path: [s, "records", r], message });
       }
-    });
+    }
   });
   if (total > MAX_INGEST_RECORDS)
     ctx.addIssue({ code: "custom", message: `at most ${MAX_INGEST_RECORDS} records a post` });
@@ -97,7 +102,11 @@ export const IngestResult = z.object({
   refused: z.array(
     z.object({
       session_id: z.string(),
-      reason: z.string().describe("unknown_session or session_closed"),
+      reason: z
+        .string()
+        .describe(
+          "unknown_session, session_closed, or a record time outside the session's window (proto/recordTime.ts): before_session, in_future",
+        ),
       records: z.number(),
     }),
   ),

@@ -66,8 +66,10 @@ export const telemetrySchema = loadTelemetrySchema(
   readFileSync(new URL("../proto/telemetry.proto", import.meta.url), "utf8"),
 );
 
-/** Decodes one record's protobuf bytes; undefined when they are not a valid message of that kind. */
+/** Decodes one record's protobuf bytes; undefined when they are not a valid message of that kind (or empty). */
 export function decodeMessage(kind: MessageKind, bytes: Uint8Array): TelemetryMessage | undefined {
+  // An empty record carries no timestamp and no value (all would read as 0: 1970 at 0,0): malformed.
+  if (bytes.length === 0) return undefined;
   let decoded: Record<string, unknown>;
   try {
     decoded = kind.type.decode(bytes) as unknown as Record<string, unknown>;

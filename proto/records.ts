@@ -64,27 +64,37 @@ const FIELD_RANGES: Record<string, (value: number) => boolean> = {
   pressure: (v) => v >= 0,
 };
 
-/** The first field that is missing or out of range; undefined when the record is valid. */
+/**
+ * The first field that is missing or out of range; undefined when the record is valid. The values
+ * are read from `values` starting at `from` (a row's values start at 5: no copy of them is made).
+ */
 export function invalidField(
   kind: Pick<RecordKind, "fields">,
-  message: Omit<TelemetryMessage, "type">,
+  message: { timestamp: number; values: readonly unknown[] },
+  from = 0,
 ): string | undefined {
   if (!Number.isSafeInteger(message.timestamp) || message.timestamp < 0) return "timestamp";
   const { values } = message;
-  for (const [i, name] of kind.fields.entries()) {
-    const value = values[i];
+  const names = kind.fields;
+  // Indexed loops: these run per record on the relay's and the worker's hot paths.
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const value = values[from + i];
     if (typeof value !== "number" || !Number.isFinite(value)) return name;
-    if (FIELD_RANGES[name] && !FIELD_RANGES[name](value)) return name;
+    const inRange = FIELD_RANGES[name];
+    if (inRange && !inRange(value)) return name;
   }
   return undefined;
 }
 
-/** The values as an object of field names, as records are stored and served. */
+/** The values (from index `from` on) as an object of field names, as records are stored and served. */
 export function namedFields(
   kind: Pick<RecordKind, "fields">,
-  values: readonly number[],
+  values: readonly unknown[],
+  from = 0,
 ): Record<string, number> {
   const fields: Record<string, number> = {};
-  for (const [i, name] of kind.fields.entries()) fields[name] = values[i]!;
+  const names = kind.fields;
+  for (let i = 0; i < names.length; i++) fields[names[i]!] = values[from + i] as number;
   return fields;
 }

@@ -50,6 +50,9 @@ interface PendingSession {
   count: number;
 }
 
+/** Refusals that mean the worker takes no more records of the session. */
+const SESSION_GONE = new Set(["unknown_session", "session_closed"]);
+
 /** Writers kept for reuse at most (one per session of a batch)… */
 const POOLED_WRITERS = 256;
 /** …of which this many may have grown beyond LARGE_WRITER bytes (a busy session's rows). */
@@ -347,8 +350,11 @@ export class Forwarder {
     if (typeof firstReceivedAt === "number")
       this.metrics.batchLatency.observe((Date.now() - firstReceivedAt) / 1000);
     if (result.refused.length === 0) return;
-    const refusedSessions = new Set(result.refused.map((r) => r.session_id));
     for (const r of result.refused) this.metrics.recordsDropped.inc({ reason: r.reason }, r.records);
+    // Only a session the worker no longer takes makes its cached key stale (not implausible times).
+    const refusedSessions = new Set(
+      result.refused.filter((r) => SESSION_GONE.has(r.reason)).map((r) => r.session_id),
+    );
     const flights = new Set<string>();
     for (const [sessionId, flightId] of batch.flights ?? [])
       if (refusedSessions.has(sessionId)) flights.add(flightId);

@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import {
   AES_256_CBC,
   CIPHER_BLOCK_BYTES,
@@ -12,6 +13,7 @@ import {
 } from "../proto/datagram";
 import type { RecordRow } from "../proto/ingest";
 import type { TelemetrySchema } from "../proto/messages";
+import { recordTimeProblem } from "../proto/recordTime";
 import { unchain } from "./crypto";
 import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
@@ -22,14 +24,16 @@ import type { SessionGuards } from "./sessionGuard";
 
 /** Datagrams held at most while their flight's key is looked up; beyond, they are dropped at once. */
 const MAX_WAITING_FOR_KEY = 10_000;
+/** …of which one source's line (datagrams waiting for one of its look-ups to give a token back). */
+const MAX_WAITING_PER_SOURCE = 5000;
 /** Datagrams with a cached key decrypted together at most (see Intake.flush). */
 const DECRYPT_BATCH = 256;
-const noop = () => {};
 
 /**
- * Drops that count against the source address's failure budget. A flight without a session counts
- * only when the worker had to be asked (a cached answer costs nothing, and a drone that keeps sending
- * after end-comm behind a shared address must not use up its neighbours' budget).
+ * Drops that count against the source address's failure budget. A flight without a session is paid
+ * for by the look-up that found nothing (see SourceFailures): a cached answer costs nothing, and a
+ * drone that keeps sending after end-comm behind a shared address must not use up its neighbours'
+ * budget.
  */
 const FAILURES = new Set([
   "truncated",
@@ -52,7 +56,7 @@ export interface IntakeParts {
   /** Replay memory and rate limit per session. */
   guards: SessionGuards;
   /**
-   * Queues one record; bytes `start` to `end` of `datagram` (its last ciphertext block) name its
+   * Queues one record; bytes `start` to `end` of `datagram` (its identity, see identityOf) name its
    * datagram for the worker's idempotency, as their base64. The row and the bytes are reused for the
    * next record: copy what you keep.
    */
@@ -81,6 +85,41 @@ interface Framed {
   serial: number;
   flightId: string;
   ivStart: number;
+  /** Its identity (identityOf), once computed. */
+  identity: Buffer | undefined;
+}
+
+/** Bytes of a datagram's identity: posted to the worker with each of its records. */
+const IDENTITY_BYTES = 16;
+
+/**
+ * A datagram's identity: the first 16 bytes of SHA-256 over its IV and ciphertext, everything the
+ * serial is not. CBC without a MAC lets a third party change a datagram: a flipped IV bit flips the
+ * same bit of the first plaintext block, a changed block garbles its own plaintext and flips bits of
+ * the next. Named by its last ciphertext block (as before), such a copy kept the genuine datagram's
+ * name: when it was stored first, with an altered value, the genuine one was dropped as a replay and
+ * ignored by the worker. Named by all its bytes, any change makes another datagram, and only an
+ * unchanged copy (under any serial) is a replay.
+ */
+function identityOf(datagram: Framed): Buffer {
+  datagram.identity ??= hash("sha256", datagram.bytes.subarray(datagram.ivStart), "buffer");
+  return datagram.identity;
+}
+
+/** A look-up a datagram waits for, as afterLookUp takes it. */
+interface PendingLookUp {
+  lookUp: () => Promise<KeyEntry>;
+  datagram: Framed;
+  source: string;
+  refused: string;
+  failure: string;
+  worthTrying: (entry: KeyEntry) => boolean;
+}
+
+/** A source's paid look-ups under way, and the look-ups waiting for one of them to give a token back. */
+interface SourceLine {
+  underWay: number;
+  waiting: PendingLookUp[];
 }
 
 /** A datagram with a cached key, held until this turn of the event loop ends (see Intake.flush). */
@@ -102,6 +141,8 @@ function sameBytes(expected: Uint8Array, bytes: Uint8Array, start: number, end: 
 
 export class Intake {
   private waitingForKey = 0;
+  /** By source, while it has paid look-ups under way (see afterLookUp). */
+  private readonly lines = new Map<string, SourceLine>();
   private readonly decoder: RecordDecoder;
   /** Datagrams waiting to be decrypted together, reused slots: `queuedCount` of them are live. */
   private readonly queued: Queued[] = [];
@@ -114,7 +155,13 @@ export class Intake {
     this.flush();
   };
   /** The datagram being handled, parsed into this one object (copied only to wait for a look-up). */
-  private readonly framed: Framed = { bytes: Buffer.alloc(0), serial: 0, flightId: "", ivStart: 0 };
+  private readonly framed: Framed = {
+    bytes: Buffer.alloc(0),
+    serial: 0,
+    flightId: "",
+    ivStart: 0,
+    identity: undefined,
+  };
   /** The last flight id seen, as bytes and as the string: a flight's datagrams mostly come in runs. */
   private lastIdBytes = Buffer.alloc(0);
   private lastId = "";
@@ -149,9 +196,7 @@ export class Intake {
   private settle(source: string, step: () => string | undefined): void {
     try {
       const dropped = step();
-      const now = Date.now();
-      // The worker was asked here, so a flight without a session counts as a failure too.
-      if (dropped) this.drop(dropped, source, now, FAILURES.has(dropped) || dropped === "unknown_flight");
+      if (dropped) this.drop(dropped, source, Date.now(), FAILURES.has(dropped));
     } catch (err) {
       this.failed(err);
     }
@@ -179,6 +224,7 @@ export class Intake {
     framed.bytes = datagram;
     framed.serial = datagram.readUInt32BE(SERIAL_OFFSET);
     framed.ivStart = ivStart;
+    framed.identity = undefined;
     if (!sameBytes(this.lastIdBytes, datagram, FLIGHT_ID_OFFSET, idEnd)) {
       this.lastIdBytes = Buffer.from(datagram.subarray(FLIGHT_ID_OFFSET, idEnd));
       this.lastId = datagram.toString("utf8", FLIGHT_ID_OFFSET, idEnd);
@@ -195,11 +241,15 @@ export class Intake {
     const entry = this.parts.keys.peek(framed.flightId, now);
     if (entry) return this.queue(framed, source, entry, now);
     if (!(this.parts.flightIds ?? ISSUED_FLIGHT_ID).test(framed.flightId)) return "bad_flight_id";
-    // A source that has used up its failure budget may not make the relay ask the worker; joining a
-    // look-up under way costs nothing.
-    if (!this.mayLookUp(framed.flightId, source, now)) return "rate_limited";
     const held = { ...framed };
-    return this.afterLookUp(() => this.parts.keys.load(held.flightId, now), held, source, "key_unavailable");
+    return this.afterLookUp(
+      () => this.parts.keys.load(held.flightId, now),
+      held,
+      source,
+      now,
+      "rate_limited",
+      "key_unavailable",
+    );
   }
 
   /**
@@ -211,19 +261,19 @@ export class Intake {
     const session = entry.session;
     if (!session) return "unknown_flight";
     const { guards } = this.parts;
-    const { bytes } = framed;
-    const last = bytes.length - CIPHER_BLOCK_BYTES;
-    if (guards.seen(guards.get(session.id, now), bytes.readInt32LE(last), bytes.readInt32LE(last + 4)))
+    const identity = identityOf(framed);
+    if (guards.seen(guards.get(session.id, now), identity.readInt32LE(0), identity.readInt32LE(4)))
       return "replayed";
     let slot = this.queued[this.queuedCount];
     if (slot === undefined) {
       slot = { ...framed, source, entry, receivedAt: now };
       this.queued.push(slot);
     } else {
-      slot.bytes = bytes;
+      slot.bytes = framed.bytes;
       slot.serial = framed.serial;
       slot.flightId = framed.flightId;
       slot.ivStart = framed.ivStart;
+      slot.identity = identity;
       slot.source = source;
       slot.entry = entry;
       slot.receivedAt = now;
@@ -300,7 +350,10 @@ export class Intake {
   /**
    * The rest of a datagram's way once decrypted (`payload` undefined: the padding did not check out):
    * a failure may look the key up again, then the replay memory, the session's rate limit, and its
-   * records decoded and forwarded.
+   * records decoded, checked and forwarded. The replay memory takes the datagram only once at least
+   * one of its records went to the worker (whose Durable Object stores it under the same identity):
+   * a copy that failed anywhere on the way, or whose records were all dropped, leaves no trace that
+   * could make the genuine datagram look like a replay.
    */
   private opened(
     datagram: Framed,
@@ -313,17 +366,15 @@ export class Intake {
     const session = entry.session!;
     const { guards } = this.parts;
     const guard = guards.get(session.id, now);
-    // The last ciphertext block names the datagram (see sessionGuard.ts); 64 bits of it are remembered.
-    const { bytes } = datagram;
-    const end = bytes.length;
-    const last = end - CIPHER_BLOCK_BYTES;
-    const hi = bytes.readInt32LE(last);
-    const lo = bytes.readInt32LE(last + 4);
+    // 64 bits of the datagram's identity are remembered (see identityOf).
+    const identity = identityOf(datagram);
+    const hi = identity.readInt32LE(0);
+    const lo = identity.readInt32LE(4);
     // Checked again: a copy may have come in the same batch, or while the key was looked up.
     if (guards.seen(guard, hi, lo)) return "replayed";
     if (!payload || !validFraming(payload)) {
       const failure = payload ? "bad_payload_framing" : "decrypt_failed";
-      if (!mayRefetch || !this.mayLookUp(datagram.flightId, source, now)) return failure;
+      if (!mayRefetch) return failure;
       const previous = session.id;
       // The datagram's parts live in a reused object: the look-up keeps its own copy.
       const held: Framed = {
@@ -331,71 +382,147 @@ export class Intake {
         serial: datagram.serial,
         flightId: datagram.flightId,
         ivStart: datagram.ivStart,
+        identity,
       };
       return this.afterLookUp(
         () => this.parts.keys.refetch(held.flightId, now),
         held,
         source,
+        now,
+        failure,
         failure,
         (fresh) => fresh.session?.id !== previous,
       );
     }
     if (!guard.take(now)) return "session_rate_limited";
-    guards.remember(guard, hi, lo);
 
     const { metrics, forward } = this.parts;
     metrics.datagramsAccepted.inc();
     // Records straight from the payload into a reused row (framing checked above).
+    let forwarded = 0;
     let index = 0;
     for (let offset = 0; offset < payload.length; index++) {
       const typeId = payload.readUInt16BE(offset);
       const start = offset + RECORD_HEADER_BYTES;
       offset = start + payload.readUInt16BE(offset + 2);
       const row = this.decoder.decode(typeId, payload, start, offset, datagram.serial, index, now);
-      if (typeof row === "string") {
-        metrics.recordsDropped.inc({ reason: row });
+      const dropped = typeof row === "string" ? row : recordTimeProblem(row[3], session.openedAt, now);
+      if (dropped !== undefined) {
+        metrics.recordsDropped.inc({ reason: dropped });
         continue;
       }
       metrics.recordsAccepted.inc();
-      forward(datagram.flightId, session.id, row, bytes, last, end);
+      forward(datagram.flightId, session.id, row as RecordRow, identity, 0, IDENTITY_BYTES);
+      forwarded++;
     }
+    if (forwarded > 0) guards.remember(guard, hi, lo);
     return undefined;
-  }
-
-  private mayLookUp(flightId: string, source: string, now: number): boolean {
-    return this.parts.keys.isLoading(flightId) || this.parts.sources.mayLookUp(source, now);
   }
 
   /**
    * Holds the datagram until its flight's key is looked up, then opens it with what was found
    * (`worthTrying` tells whether that can change the outcome); `failure` names the drop otherwise.
+   * Joining a look-up under way costs nothing; starting one costs the source a token of its failure
+   * budget, given back when the look-up found a session worth trying (see SourceFailures). Without a
+   * token, the datagram waits in its source's line while the source has look-ups under way (each
+   * may give its token back: a fleet's new flights behind one address), and is dropped as `refused`
+   * otherwise, or once one of them found nothing (see lookUpDone).
    */
   private afterLookUp(
     lookUp: () => Promise<KeyEntry>,
     datagram: Framed,
     source: string,
+    now: number,
+    refused: string,
     failure: string,
     worthTrying: (entry: KeyEntry) => boolean = () => true,
   ): string | undefined {
     if (this.waitingForKey >= MAX_WAITING_FOR_KEY) return failure;
+    const pending: PendingLookUp = { lookUp, datagram, source, refused, failure, worthTrying };
+    if (this.parts.keys.isLoading(datagram.flightId)) {
+      this.waitingForKey++;
+      this.startLookUp(pending, false);
+      return undefined;
+    }
+    if (this.parts.sources.beginLookUp(source, now)) {
+      this.waitingForKey++;
+      this.startLookUp(pending, true);
+      return undefined;
+    }
+    const line = this.lines.get(source);
+    if (line === undefined || line.underWay === 0 || line.waiting.length >= MAX_WAITING_PER_SOURCE)
+      return refused;
     this.waitingForKey++;
-    const done = this.parts.keys.isLoading(datagram.flightId) ? noop : this.parts.sources.lookUp(source);
+    line.waiting.push(pending);
+    return undefined;
+  }
+
+  /** Runs a look-up (`paid`: with a token of its source's, see afterLookUp) and opens the datagram after. */
+  private startLookUp(pending: PendingLookUp, paid: boolean): void {
+    const { lookUp, datagram, source, failure, worthTrying } = pending;
+    const { sources } = this.parts;
+    if (paid) this.lineOf(source).underWay++;
+    let found = false;
     lookUp()
       .finally(() => {
         this.waitingForKey--;
-        done();
       })
       .then(
-        (entry) =>
-          this.settle(source, () =>
-            worthTrying(entry) ? this.open(datagram, source, entry, Date.now(), false) : failure,
-          ),
-        (err) =>
-          this.settle(source, () =>
-            // A first look-up names why it failed; a refetch keeps the datagram's own failure.
-            failure === "key_unavailable" && err instanceof KeyUnavailable ? err.reason : failure,
-          ),
-      );
-    return undefined;
+        (entry) => {
+          const useful = entry.session !== null && worthTrying(entry);
+          found = useful;
+          if (paid && useful) sources.refund(source, Date.now());
+          this.settle(source, () => {
+            if (useful) return this.open(datagram, source, entry, Date.now(), false);
+            return entry.session === null ? "unknown_flight" : failure;
+          });
+        },
+        (err) => {
+          const reason = err instanceof KeyUnavailable ? err.reason : "key_unavailable";
+          // The global budget refused it before the worker was asked: the source owes nothing.
+          if (paid && reason === "lookup_budget") sources.refund(source, Date.now());
+          // A first look-up names why it failed; a refetch keeps the datagram's own failure.
+          this.settle(source, () => (failure === "key_unavailable" ? reason : failure));
+        },
+      )
+      .finally(() => {
+        if (paid) this.lookUpDone(source, found);
+      });
+  }
+
+  private lineOf(source: string): SourceLine {
+    let line = this.lines.get(source);
+    if (line === undefined) {
+      line = { underWay: 0, waiting: [] };
+      this.lines.set(source, line);
+    }
+    return line;
+  }
+
+  /**
+   * A paid look-up of the source came back. When it found its session, the line moves on as far as
+   * the source's tokens allow; when it found nothing, the source sends failing traffic and what waits
+   * is refused at once (held, it would trickle out at the budget's refill rate for minutes).
+   */
+  private lookUpDone(source: string, found: boolean): void {
+    const line = this.lines.get(source)!;
+    line.underWay--;
+    const { keys, sources } = this.parts;
+    const now = Date.now();
+    while (found && line.waiting.length > 0) {
+      const next = line.waiting[0]!;
+      const joins = keys.isLoading(next.datagram.flightId);
+      if (!joins && !sources.beginLookUp(source, now)) break;
+      line.waiting.shift();
+      this.startLookUp(next, !joins);
+    }
+    if (found && line.underWay > 0) return;
+    // Nothing under way could give a token back, or the source's look-ups fail: what waits is refused.
+    for (const pending of line.waiting) {
+      this.waitingForKey--;
+      this.drop(pending.refused, source, now, FAILURES.has(pending.refused));
+    }
+    line.waiting.length = 0;
+    if (line.underWay === 0) this.lines.delete(source);
   }
 }

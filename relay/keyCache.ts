@@ -70,10 +70,17 @@ export class KeyCache {
     this.budget = new TokenBucket(perSecond, options.lookUpBurst ?? 10 * perSecond);
   }
 
-  /** The cached entry, if any, starting a background refresh when it has expired. */
+  /**
+   * The cached entry, if any. A found session that has expired keeps serving while it is refreshed in
+   * the background; an expired "no open session" is no answer: the caller looks the flight up again
+   * through load(), so the look-up is paid for by whoever caused it (a background refresh per made-up
+   * flight id was free for a flood repeating its ids).
+   */
   peek(flightId: string, now: number): KeyEntry | undefined {
     const entry = this.entries.get(flightId);
-    if (entry && entry.expiresAt <= now) this.fetch(flightId, now).catch(() => {});
+    if (entry === undefined || entry.expiresAt > now) return entry;
+    if (entry.session === null) return undefined;
+    this.fetch(flightId, now).catch(() => {});
     return entry;
   }
 

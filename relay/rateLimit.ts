@@ -31,11 +31,11 @@ export class TokenBucket {
     this.tokens = Math.max(-this.burst, this.tokens - 1);
   }
 
-  /** Whether a token is left, without taking it. */
-  has(now: number): boolean {
-    if (this.perSecond === 0) return true;
+  /** Gives back a token taken for something that turned out not to cost it. */
+  give(now: number): void {
+    if (this.perSecond === 0) return;
     this.refill(now);
-    return this.tokens >= 1;
+    this.tokens = Math.min(this.burst, this.tokens + 1);
   }
 
   /** Whether the bucket is full again (it would start full anyway). */
@@ -54,53 +54,39 @@ export class TokenBucket {
 }
 
 /**
- * Failures per source address: bad framing, malformed flight ids, flights without a session, failed
- * decryption, replays. Valid traffic never takes a token, so a carrier NAT or a ground station sending
- * for a whole fleet from one address is never limited by its address. A source whose bucket is empty
- * loses what failing traffic costs the service: it may no longer make the relay look keys up from the
- * worker (new flights, refetches after decrypt failures) until its bucket refills. Its datagrams for
- * flights already known are still handled as usual.
+ * Failures per source address: bad framing, malformed flight ids, failed decryption, replays, and key
+ * look-ups that found nothing. Valid traffic costs no token for good, so a carrier NAT or a ground
+ * station sending for a whole fleet from one address is never limited by its address. Every key
+ * look-up a source causes (a new flight, a refetch after a decrypt failure) takes a token when it
+ * starts, and gets it back only when it found the flight's session: look-ups under way are paid for,
+ * so however many a flood starts at once and however slowly the worker answers, the look-ups that
+ * find nothing stay within `burst` + `perSecond` a second. A source whose bucket is empty may cause no
+ * look-up until it refills; its datagrams for flights already known are still handled as usual.
  */
 export class SourceFailures {
   private readonly buckets = new Map<string, TokenBucket>();
-  /** Look-ups a source has under way: their failures are charged only when they come back. */
-  private readonly lookingUp = new Map<string, number>();
 
   constructor(
     private readonly perSecond: number,
     private readonly burst: number,
-    /** Look-ups one source may have under way at once, so a slow worker cannot stretch its budget. */
-    private readonly maxLookUpsUnderWay = 1024,
     private readonly maxSources = 100_000,
   ) {}
 
-  /** Notes a look-up the source caused; call the returned function once it has come back. */
-  lookUp(source: string): () => void {
-    this.lookingUp.set(source, (this.lookingUp.get(source) ?? 0) + 1);
-    return () => {
-      const left = this.lookingUp.get(source)! - 1;
-      if (left > 0) this.lookingUp.set(source, left);
-      else this.lookingUp.delete(source);
-    };
-  }
-
-  /** Counts one failing datagram of the source. */
+  /** Counts one failing datagram of the source (its debt may reach one burst). */
   charge(source: string, now: number): void {
     if (this.perSecond === 0) return;
-    let bucket = this.buckets.get(source);
-    if (!bucket) {
-      // A flood of spoofed source addresses must not grow the map without bound: start again.
-      if (this.buckets.size >= this.maxSources) this.buckets.clear();
-      bucket = new TokenBucket(this.perSecond, this.burst, now);
-      this.buckets.set(source, bucket);
-    }
-    bucket.owe(now);
+    this.bucketOf(source, now).owe(now);
   }
 
-  /** Whether the source may cause another key look-up: budget left, and not too many under way. */
-  mayLookUp(source: string, now: number): boolean {
-    if ((this.lookingUp.get(source) ?? 0) >= this.maxLookUpsUnderWay) return false;
-    return this.buckets.get(source)?.has(now) ?? true;
+  /** Takes a token for a key look-up the source causes; false (nothing taken) when none is left. */
+  beginLookUp(source: string, now: number): boolean {
+    if (this.perSecond === 0) return true;
+    return this.bucketOf(source, now).take(now);
+  }
+
+  /** Gives back the token of a look-up that found the flight's session (valid traffic costs nothing). */
+  refund(source: string, now: number): void {
+    this.buckets.get(source)?.give(now);
   }
 
   /** Forgets sources whose buckets have refilled completely. */
@@ -110,5 +96,16 @@ export class SourceFailures {
 
   get size(): number {
     return this.buckets.size;
+  }
+
+  private bucketOf(source: string, now: number): TokenBucket {
+    let bucket = this.buckets.get(source);
+    if (!bucket) {
+      // A flood of spoofed source addresses must not grow the map without bound: start again.
+      if (this.buckets.size >= this.maxSources) this.buckets.clear();
+      bucket = new TokenBucket(this.perSecond, this.burst, now);
+      this.buckets.set(source, bucket);
+    }
+    return bucket;
   }
 }

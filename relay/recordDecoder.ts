@@ -37,8 +37,8 @@ interface KindDecoder {
   kind: MessageKind;
   fields: (Field | undefined)[];
   row: RecordRow;
-  /** The object invalidField checks, refreshed from the row per record. */
-  message: { timestamp: number; values: number[] };
+  /** The object invalidField checks: the row's timestamp, and the row itself (values from index 5). */
+  message: { timestamp: number; values: RecordRow };
 }
 
 /**
@@ -63,14 +63,14 @@ export class RecordDecoder {
         fields[field.id] = { slot, ...scalar };
       }
       const row = [0, 0, kind.name, 0, 0, ...kind.fields.map(() => 0)] as RecordRow;
-      const message = { timestamp: 0, values: kind.fields.map(() => 0) };
+      const message = { timestamp: 0, values: row };
       this.kinds.set(kind.id, { kind, fields, row, message });
     }
   }
 
   /**
    * The record in `bytes` from `start` to `end` as a row (reused: valid until the next call), or why
-   * it was dropped: "unknown_type", "malformed" or "out_of_range".
+   * it was dropped: "unknown_type", "malformed" (also an empty record) or "out_of_range".
    */
   decode(
     typeId: number,
@@ -83,6 +83,8 @@ export class RecordDecoder {
   ): RecordRow | "unknown_type" | "malformed" | "out_of_range" {
     const decoder = this.kinds.get(typeId);
     if (!decoder) return "unknown_type";
+    // An empty record has no timestamp and no value: it decoded as all zeros, 1970 at 0,0.
+    if (start === end) return "malformed";
     const { row, fields, message } = decoder;
     for (let i = 3; i < row.length; i++) row[i] = 0;
     const reader = this.reader;
@@ -101,9 +103,7 @@ export class RecordDecoder {
       return "malformed";
     }
     message.timestamp = row[3];
-    const { values } = message;
-    for (let i = 0; i < values.length; i++) values[i] = row[5 + i] as number;
-    if (invalidField(decoder.kind, message)) return "out_of_range";
+    if (invalidField(decoder.kind, message, 5)) return "out_of_range";
     row[0] = serial;
     row[1] = index;
     row[4] = receivedAt;

@@ -4,13 +4,13 @@ import { TokenBucket } from "./rateLimit";
  * Replay protection and rate limit per session.
  *
  * The serial sits outside the ciphertext, so it proves nothing: a captured datagram can be resent
- * under any serial. What a third party cannot forge is the ciphertext. Its last block depends, through
- * CBC chaining, on the fresh IV and on every block before it, so it names the datagram: a resend under
- * another serial, another IV or with other blocks changed keeps it (and is a replay); only a changed
- * last block escapes, and that garbles the padding check. The relay remembers recent datagrams by
- * 64 bits of that block; the worker's Durable Object keeps the whole block for good (unique per session
- * and record index), so what falls out of this memory, or reaches another relay, is still stored once.
- * Serials never decide anything here, so no serial can make a later datagram look old.
+ * under any serial. A datagram is named by SHA-256 of its IV and ciphertext (relay/intake.ts
+ * identityOf): a resend under another serial keeps the name (and is a replay); any change to the IV
+ * or a block makes another datagram. The relay remembers recent datagrams by 64 bits of that name,
+ * once at least one of their records went to the worker; the worker's Durable Object keeps 128 bits
+ * for good (unique per session and record index), so what falls out of this memory, or reaches
+ * another relay, is still stored once. Serials never decide anything here, so no serial can make a
+ * later datagram look old.
  */
 
 /** Identities a session starts with room for; the room doubles as it sends more, up to MAX. */
@@ -77,7 +77,7 @@ export class RecentIds {
   }
 
   private slotOf(hi: number, lo: number): number {
-    // The halves are AES output, uniformly spread already; the mix only guards against a lazy caller.
+    // The halves are SHA-256 output, uniformly spread already; the mix only guards against a lazy caller.
     return Math.imul(hi ^ lo, 0x9e3779b1) & this.mask;
   }
 

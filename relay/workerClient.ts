@@ -9,6 +9,8 @@ import { SessionKey } from "./crypto";
 export interface Session {
   id: string;
   key: SessionKey;
+  /** When the session was opened (start-comm), ms: records dated well before it are implausible. */
+  openedAt: number;
 }
 
 /** A failed call; `retryable` when trying again later may succeed (network, 5xx, 429). */
@@ -50,7 +52,12 @@ export class WorkerClient {
     const res = await this.call("GET", path, undefined, [404]);
     if (res.status === 404) return null;
     const { data } = JSON.parse(res.body) as { data: RelaySession };
-    return { id: data.session_id, key: new SessionKey(Buffer.from(data.key, "base64")) };
+    return {
+      id: data.session_id,
+      key: new SessionKey(Buffer.from(data.key, "base64")),
+      // A worker older than opened_at: only the window's end applies.
+      openedAt: data.opened_at ?? Number.NEGATIVE_INFINITY,
+    };
   }
 
   /**

@@ -50,6 +50,10 @@ describe("positionsFrom", () => {
     ["57.7,11.9,91,0", "latitude 91 of point 2"],
     ["57.7,-180.5", "longitude -180.5 of point 1"],
     ["Infinity,0", "item 1"],
+    // Read as UTF-8 bytes: a character beyond ASCII ends the one-pass reader wherever it stands.
+    ["57.7,11.9é", "item 2"],
+    ["57.7,١١", "item 2"],
+    ["57.7,11.9,57.8,11.8\u00a0,1", "odd count"],
   ])("refuses %j as pointsFrom does (%s)", (text, message) => {
     expect(() => positionsFrom(text)).toThrow(PointsError);
     expect(() => positionsFrom(text)).toThrow(message);

@@ -11,7 +11,8 @@ import { freePort, prepareState, startRelay, startWorker } from "./services";
 
 /** The whole path with real processes: datagrams over UDP → relay → worker (wrangler dev) → read-back. */
 
-const T0 = 1_763_700_000_000;
+// Inside the session's window (proto/recordTime.ts): from 1 h before start-comm to 5 min ahead.
+const T0 = Date.now() - 60_000;
 const stateDir = mkdtempSync(path.join(os.tmpdir(), "ws-e2e-telemetry-"));
 const socket = createSocket("udp4");
 const running: Process[] = [];

@@ -39,9 +39,14 @@ export function intakeHarness(
     lookUpMs?: number;
     /** Flight ids worth a look-up (the relay's default shape unless given). */
     flightIds?: RegExp;
+    /** Look-ups the key cache runs at once (10 unless given); more wait in its line. */
+    maxPendingFetches?: number;
+    /** How long "no open session" is cached (ms). */
+    negativeTtlMs?: number;
   } = {},
 ) {
-  const sessions = new Map<string, { id: string; key: Buffer } | null>();
+  /** Open sessions by flight; `openedAt` absent: the worker names no start (only the window's end applies). */
+  const sessions = new Map<string, { id: string; key: Buffer; openedAt?: number } | null>();
   const forwarded: Forwarded[] = [];
   const lookups: string[] = [];
   const logs: string[] = [];
@@ -51,23 +56,30 @@ export function intakeHarness(
       lookups.push(flightId);
       if (options.lookUpMs) await new Promise((r) => setTimeout(r, options.lookUpMs));
       const session = sessions.get(flightId);
-      return session ? { id: session.id, key: new SessionKey(session.key) } : null;
+      return session
+        ? {
+            id: session.id,
+            key: new SessionKey(session.key),
+            openedAt: session.openedAt ?? Number.NEGATIVE_INFINITY,
+          }
+        : null;
     },
     {
       ttlMs: 60_000,
-      negativeTtlMs: 60_000,
+      negativeTtlMs: options.negativeTtlMs ?? 60_000,
       retryAfterMs: options.retryAfterMs ?? 0,
       maxEntries: 100_000,
-      maxPendingFetches: 10,
+      maxPendingFetches: options.maxPendingFetches ?? 10,
       lookUpsPerSecond: options.lookUpsPerSecond ?? 0,
       lookUpBurst: options.lookUpBurst,
     },
   );
+  const sources = new SourceFailures(options.failuresPerIp ?? 0, options.failureBurstPerIp ?? 0);
   const intake = new Intake({
     schema: telemetrySchema,
     flightIds: options.flightIds,
     keys,
-    sources: new SourceFailures(options.failuresPerIp ?? 0, options.failureBurstPerIp ?? 0),
+    sources,
     guards: new SessionGuards({
       perSecond: options.ratePerSession ?? 0,
       burst: options.burstPerSession ?? 0,
@@ -98,7 +110,7 @@ export function intakeHarness(
   });
   const dropped = (reason: string) => metrics.datagramsDropped.value({ reason });
   const droppedRecords = (reason: string) => metrics.recordsDropped.value({ reason });
-  return { intake, sessions, forwarded, lookups, logs, metrics, keys, dropped, droppedRecords };
+  return { intake, sessions, forwarded, lookups, logs, metrics, keys, sources, dropped, droppedRecords };
 }
 
 /**

@@ -12,7 +12,7 @@ const OPTIONS: KeyCacheOptions = {
 };
 
 function session(id: string): Session {
-  return { id, key: new SessionKey(Buffer.alloc(32, 1)) };
+  return { id, key: new SessionKey(Buffer.alloc(32, 1)), openedAt: 0 };
 }
 
 /** A cache over a scripted worker: each look-up takes the next answer (a session, null, or an error). */
@@ -41,10 +41,11 @@ describe("KeyCache", () => {
     expect((await cache.load("f", 0)).session).toBeNull();
     expect(cache.peek("f", 499)?.session).toBeNull();
     expect(calls).toHaveLength(1);
-    // Expired: still served while the refresh runs, then the new answer.
-    expect(cache.peek("f", 500)?.session).toBeNull();
+    // Expired: no answer and no look-up of its own; the caller loads it (and pays for it).
+    expect(cache.peek("f", 500)).toBeUndefined();
     await new Promise((r) => setImmediate(r));
-    expect(cache.peek("f", 501)?.session?.id).toBe("s1");
+    expect(calls).toHaveLength(1);
+    expect((await cache.load("f", 500)).session?.id).toBe("s1");
     expect(calls).toHaveLength(2);
   });
 

@@ -185,6 +185,36 @@ describe("POST /flight/v2/{id}/telemetry (ASTM F3411 states) and conformance", (
     expect(back.json.data.results).toEqual([]);
   });
 
+  it("refuses states dated 1970, 9999 or outside the flight's time with a 400 naming the state, and raises nothing", async () => {
+    const now = Date.now();
+    const [start, end] = [now - 60_000, now + hour];
+    const id = await flight({ start_time: iso(start), end_time: iso(end) });
+    for (const [at, index] of [
+      [0, 1],
+      [Date.UTC(9999, 11, 31, 23, 59, 59), 0],
+      [end + 10 * 60_000, 1],
+      [start - 2 * hour, 1],
+    ] as const) {
+      const states = index === 0 ? [state(500, { at }), state(10)] : [state(500), state(500, { at })];
+      const res = await send(id, states);
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.data.errors.map((e: { name: string }) => e.name)).toEqual([
+        `states.${index}.timestamp.value`,
+      ]);
+      expect(res.json.data.errors[0].message).toMatch(/1 h before the flight's start to 5 min after its end/);
+    }
+    const back = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, as(pilot));
+    expect(back.json.data.results).toEqual([]);
+    expect(await conformance(id)).toEqual([]);
+    // The window's edges pass, states ahead of now within the flight's time too.
+    const edges = await send(id, [
+      state(10, { at: start - hour + 60_000 }),
+      state(10, { at: now + 10 * 60_000 }),
+      state(10, { at: end + 4 * 60_000 }),
+    ]);
+    expect(edges.status, edges.text).toBe(200);
+  });
+
   it("answers another pilot 404 for a private flight and 403 for a public one", async () => {
     const secret = await flight();
     expect((await send(secret, [state(10)], neighbour)).status).toBe(404);

@@ -340,6 +340,24 @@ describe("RID injection: invalid test data", () => {
     });
   });
 
+  it("answers 400 naming the state dated 1970 or 9999", async () => {
+    const now = Date.now();
+    for (const [i, absurd] of [
+      [5, "1970-01-01T00:00:00Z"],
+      [70, "9999-12-31T23:59:59Z"],
+    ] as const) {
+      const flight = testFlight("dated", 46.9, 7.4, now);
+      flight.telemetry[i]!.timestamp = absurd;
+      const res = await call(`${INJECT}/tests/dated-${i}`, {
+        method: "PUT",
+        token: inject,
+        body: { requested_flights: [flight] },
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.message).toContain(`requested_flights[0].telemetry[${i}].timestamp`);
+    }
+  });
+
   it("answers user notifications (none) and 400 without `after`", async () => {
     const res = await call(`${INJECT}/user_notifications?after=${iso(Date.now() - hour)}`, { token: inject });
     expect(res.status).toBe(200);

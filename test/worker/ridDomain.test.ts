@@ -169,9 +169,13 @@ describe("details and injection", () => {
       telemetry,
       details_responses: [],
     });
-    const ok = parseTestParameters({
-      requested_flights: [flight("a", [state("2026-01-01T00:00:02Z"), state("2026-01-01T00:00:01Z")])],
-    });
+    const injectedAt = Date.parse("2026-01-01T00:00:00Z");
+    const ok = parseTestParameters(
+      {
+        requested_flights: [flight("a", [state("2026-01-01T00:00:02Z"), state("2026-01-01T00:00:01Z")])],
+      },
+      injectedAt,
+    );
     expect(ok.ok).toBe(true);
     if (ok.ok) {
       const [f] = ok.value;
@@ -183,22 +187,43 @@ describe("details and injection", () => {
       expect(f!.states[0]!.speed).toBeUndefined();
       expect(f!.states[0]!.declared).toEqual({ unknown_velocity: true, unknown_vertical_speed: true });
     }
-    const repeated = parseTestParameters({
-      requested_flights: [
-        flight("a", [state("2026-01-01T00:00:01Z")]),
-        flight("a", [state("2026-01-01T00:00:01Z")]),
-      ],
-    });
+    const repeated = parseTestParameters(
+      {
+        requested_flights: [
+          flight("a", [state("2026-01-01T00:00:01Z")]),
+          flight("a", [state("2026-01-01T00:00:01Z")]),
+        ],
+      },
+      injectedAt,
+    );
     expect(!repeated.ok && repeated.problems[0]!.field).toBe("requested_flights[1].injection_id");
-    const unknownAlt = parseTestParameters({
-      requested_flights: [
-        flight("b", [state("2026-01-01T00:00:01Z", { position: { lat: 1, lng: 2, alt: -1000 } })]),
-      ],
-    });
+    const unknownAlt = parseTestParameters(
+      {
+        requested_flights: [
+          flight("b", [state("2026-01-01T00:00:01Z", { position: { lat: 1, lng: 2, alt: -1000 } })]),
+        ],
+      },
+      injectedAt,
+    );
     expect(!unknownAlt.ok && unknownAlt.problems[0]!.field).toBe(
       "requested_flights[0].telemetry[0].position.alt",
     );
-    const noTime = parseTestParameters({ requested_flights: [flight("c", [state("yesterday")])] });
+    const noTime = parseTestParameters(
+      { requested_flights: [flight("c", [state("yesterday")])] },
+      injectedAt,
+    );
     expect(!noTime.ok && noTime.problems[0]!.field).toBe("requested_flights[0].telemetry[0].timestamp");
+    // Dated 1970 or 9999: refused, naming the state (they raised conformance events with those dates).
+    for (const absurd of ["1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z"]) {
+      const dated = parseTestParameters(
+        { requested_flights: [flight("d", [state("2026-01-01T00:00:01Z"), state(absurd)])] },
+        injectedAt,
+      );
+      expect(dated.ok).toBe(false);
+      if (!dated.ok) {
+        expect(dated.problems[0]!.field).toBe("requested_flights[0].telemetry[1].timestamp");
+        expect(dated.problems[0]!.message).toMatch(/1 h before the injection to 24 h after now/);
+      }
+    }
   });
 });

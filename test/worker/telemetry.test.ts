@@ -61,6 +61,9 @@ function ingest(records: Posted[]) {
   });
 }
 
+/** A time inside every session's window (proto/recordTime.ts): records are dated T0 + a few seconds. */
+const T0 = Date.now() - 60_000;
+
 function position(flightId: string, sessionId: string, serial: number, timestamp: number, index = 0) {
   return {
     flight_id: flightId,
@@ -213,7 +216,10 @@ describe("the relay's internal API", () => {
   it("stores records once however often they are posted", async () => {
     const p = await pilot();
     const { flightId, sessionId } = await flightInSession(p);
-    const records = [position(flightId, sessionId, 1, 1000), position(flightId, sessionId, 2, 2000)];
+    const records = [
+      position(flightId, sessionId, 1, T0 + 1000),
+      position(flightId, sessionId, 2, T0 + 2000),
+    ];
     expect((await ingest(records)).json.data).toEqual({ stored: 2, duplicates: 0, refused: [] });
     expect((await ingest(records)).json.data).toEqual({ stored: 0, duplicates: 2, refused: [] });
     expect((await readBack(p, flightId)).json.data.results).toHaveLength(2);
@@ -225,13 +231,13 @@ describe("the relay's internal API", () => {
     const b = await flightInSession(p);
     const closedAt = Date.now();
     await comm(p, a.flightId, "end-comm");
-    const late = { ...position(a.flightId, a.sessionId, 2, 2000), received_at: closedAt + 60_000 };
-    const early = { ...position(a.flightId, a.sessionId, 1, 1000), received_at: closedAt - 1 };
+    const late = { ...position(a.flightId, a.sessionId, 2, T0 + 2000), received_at: closedAt + 60_000 };
+    const early = { ...position(a.flightId, a.sessionId, 1, T0 + 1000), received_at: closedAt - 1 };
     const res = await ingest([
       early,
       late,
-      position(a.flightId, "session|unknown", 1, 1000),
-      position(a.flightId, b.sessionId, 1, 1000),
+      position(a.flightId, "session|unknown", 1, T0 + 1000),
+      position(a.flightId, b.sessionId, 1, T0 + 1000),
     ]);
     expect(res.status).toBe(200);
     expect(res.json.data.stored).toBe(1);
@@ -244,10 +250,37 @@ describe("the relay's internal API", () => {
     );
   });
 
+  it("gives the relay the session's start, and refuses records dated outside its window by reason", async () => {
+    const p = await pilot();
+    const { flightId, sessionId } = await flightInSession(p);
+    const openedAt = (await relaySession(flightId)).json.data.opened_at as number;
+    expect(Math.abs(openedAt - Date.now())).toBeLessThan(60_000);
+    const now = Date.now();
+    const res = await ingest([
+      position(flightId, sessionId, 1, 0),
+      position(flightId, sessionId, 2, openedAt - 2 * 3600_000),
+      position(flightId, sessionId, 3, Date.UTC(9999, 11, 31)),
+      position(flightId, sessionId, 4, now + 10 * 60_000),
+      position(flightId, sessionId, 5, openedAt - 3000_000),
+      position(flightId, sessionId, 6, now + 4 * 60_000),
+    ]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data).toEqual({
+      stored: 2,
+      duplicates: 0,
+      refused: [
+        { session_id: sessionId, reason: "before_session", records: 2 },
+        { session_id: sessionId, reason: "in_future", records: 2 },
+      ],
+    });
+    const stored = (await readBack(p, flightId)).json.data.results.map((r: any) => r.serial);
+    expect(stored).toEqual([5, 6]);
+  });
+
   it("names every invalid record field", async () => {
     const p = await pilot();
     const { flightId, sessionId } = await flightInSession(p);
-    const good = position(flightId, sessionId, 1, 1000);
+    const good = position(flightId, sessionId, 1, T0 + 1000);
     const cases: [Posted, string][] = [
       [{ ...good, fields: { ...good.fields, latitude: 91 } }, "sessions.0.records.0.latitude"],
       [
@@ -291,8 +324,8 @@ describe("the relay's packed batches", () => {
     // A float32 widened to a double: the relay's most expensive number to write as JSON text.
     const agl = Math.fround(42.1);
     const rows: RecordRow[] = [
-      [1, 0, "position", 1000, Date.now(), 47.3769251, 8.541694, agl, 450.25, 1.5],
-      [1, 1, "barometer", 1000, Date.now(), 1013.25],
+      [1, 0, "position", T0 + 1000, Date.now(), 47.3769251, 8.541694, agl, 450.25, 1.5],
+      [1, 1, "barometer", T0 + 1000, Date.now(), 1013.25],
     ];
     const res = await postPacked(packed(flightId, sessionId, rows));
     expect(res.status).toBe(200);
@@ -320,13 +353,13 @@ describe("the relay's packed batches", () => {
     const p = await pilot();
     const { flightId, sessionId } = await flightInSession(p);
     const bad = await postPacked(
-      packed(flightId, sessionId, [[1, 0, "position", 1000, Date.now(), 91, 8.5, 1, 1, 1]]),
+      packed(flightId, sessionId, [[1, 0, "position", T0 + 1000, Date.now(), 91, 8.5, 1, 1, 1]]),
     );
     expect(bad.status).toBe(400);
     expect(bad.json.data.errors.map((e: { name: string }) => e.name)).toContain(
       "sessions.0.records.0.latitude",
     );
-    const whole = packed(flightId, sessionId, [[1, 0, "barometer", 1000, Date.now(), 1000]]);
+    const whole = packed(flightId, sessionId, [[1, 0, "barometer", T0 + 1000, Date.now(), 1000]]);
     const truncated = await postPacked(whole.subarray(0, whole.length - 3));
     expect(truncated.status).toBe(400);
     expect(truncated.json.data.errors[0]).toMatchObject({
@@ -356,11 +389,11 @@ describe("GET /flight/v2/{id}/telemetry", () => {
     });
     // Posted out of order: the read-back orders by timestamp.
     await ingest([
-      position(flightId, sessionId, 3, 3000),
-      speed(2, 2000),
-      position(flightId, sessionId, 1, 1000),
-      { ...speed(1, 1000), index: 1 },
-      position(flightId, sessionId, 4, 4000),
+      position(flightId, sessionId, 3, T0 + 3000),
+      speed(2, T0 + 2000),
+      position(flightId, sessionId, 1, T0 + 1000),
+      { ...speed(1, T0 + 1000), index: 1 },
+      position(flightId, sessionId, 4, T0 + 4000),
     ]);
     return flight;
   }
@@ -371,7 +404,7 @@ describe("GET /flight/v2/{id}/telemetry", () => {
     const res = await readBack(p, flightId);
     expect(res.status).toBe(200);
     const results = res.json.data.results;
-    expect(results.map((r: any) => r.timestamp)).toEqual([1000, 1000, 2000, 3000, 4000]);
+    expect(results.map((r: any) => r.timestamp - T0)).toEqual([1000, 1000, 2000, 3000, 4000]);
     expect(results[0]).toMatchObject({
       type: "position",
       serial: 1,
@@ -394,8 +427,8 @@ describe("GET /flight/v2/{id}/telemetry", () => {
   it("filters by since and types, and pages with a cursor", async () => {
     const p = await pilot();
     const { flightId } = await flightWithRecords(p);
-    const since = await readBack(p, flightId, "?since=2000&types=position");
-    expect(since.json.data.results.map((r: any) => [r.type, r.timestamp])).toEqual([
+    const since = await readBack(p, flightId, `?since=${T0 + 2000}&types=position`);
+    expect(since.json.data.results.map((r: any) => [r.type, r.timestamp - T0])).toEqual([
       ["position", 3000],
       ["position", 4000],
     ]);
@@ -404,7 +437,7 @@ describe("GET /flight/v2/{id}/telemetry", () => {
     for (;;) {
       const page = await readBack(p, flightId, query);
       expect(page.json.data.results.length).toBeLessThanOrEqual(2);
-      seen.push(...page.json.data.results.map((r: any) => r.timestamp));
+      seen.push(...page.json.data.results.map((r: any) => r.timestamp - T0));
       const next = page.json.data.paging.next;
       if (!next) break;
       query = `?limit=2&cursor=${encodeURIComponent(next)}`;

@@ -22,10 +22,20 @@ async function flightInSession() {
     headers: RELAY,
   });
   const read = async () =>
-    (await call(`/flight/v2/${flight.id}/telemetry?limit=10000`, { apiKey: account.apiKey, token })).json.data
-      .results as { serial: number; timestamp: number }[];
+    (
+      await call(`/flight/v2/${flight.id}/telemetry?limit=10000`, { apiKey: account.apiKey, token })
+    ).json.data.results.map((r: { serial: number; timestamp: number }) => ({
+      ...r,
+      timestamp: r.timestamp - T0,
+    })) as {
+      serial: number;
+      timestamp: number;
+    }[];
   return { flightId: flight.id as string, sessionId: session.json.data.session_id as string, read };
 }
+
+/** Records are dated T0 + their `timestamp`, inside every session's window (proto/recordTime.ts). */
+const T0 = Date.now() - 60_000;
 
 /** Posts position rows as the relay does; `datagrams` names each row's datagram (or is left out). */
 function post(
@@ -37,7 +47,7 @@ function post(
   return postRelayRows(
     flightId,
     sessionId,
-    rows.map((r) => [r.serial, r.index ?? 0, "position", r.timestamp, Date.now(), ...FIELDS]),
+    rows.map((r) => [r.serial, r.index ?? 0, "position", T0 + r.timestamp, Date.now(), ...FIELDS]),
     withIds ? rows.map((r) => r.datagram) : undefined,
   );
 }
@@ -60,6 +70,17 @@ describe("telemetry idempotency by datagram", () => {
       [5, 1000],
       [6, 2000],
     ]);
+  });
+
+  it("stores the genuine datagram after a tampered copy, which the relay names by all its bytes", async () => {
+    const { flightId, sessionId, read } = await flightInSession();
+    // Same serial and index, another identity (an IV bit flipped): both are stored, neither shadows.
+    const tampered = { serial: 7, timestamp: 3000, datagram: "CCCCCCCCCCCCCCCCCCCCCC==" };
+    const genuine = { serial: 7, timestamp: 3000, datagram: "DDDDDDDDDDDDDDDDDDDDDD==" };
+    expect((await post(flightId, sessionId, [tampered])).json.data.stored).toBe(1);
+    expect((await post(flightId, sessionId, [genuine])).json.data.stored).toBe(1);
+    expect((await post(flightId, sessionId, [genuine])).json.data.duplicates).toBe(1);
+    expect(await read()).toHaveLength(2);
   });
 
   it("keeps deduplicating posts of older relays (no identities) by serial", async () => {

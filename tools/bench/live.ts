@@ -57,7 +57,9 @@ async function newFlight(ctx: BenchContext): Promise<string> {
     buffer: 150,
     max_altitude: 60,
     start_time: new Date(Date.now() - 60_000).toISOString(),
-    end_time: new Date(Date.now() + 3_600_000).toISOString(),
+    // The rounds' states reach 80 min ahead: the flight lasts beyond them (states are taken up to
+    // 5 min after the flight's end, proto/recordTime.ts).
+    end_time: new Date(Date.now() + 3 * 3_600_000).toISOString(),
   });
   return flight.id;
 }

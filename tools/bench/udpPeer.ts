@@ -38,8 +38,10 @@ async function send() {
   const first = Number(flag("first-serial", "1"));
   const key = Buffer.from(flag("key"), "base64");
   const flightId = flag("flight");
+  // One ms apart, ending now: inside the session's window (proto/recordTime.ts) for up to an hour of ms.
+  const end = Date.now();
   const datagrams = Array.from({ length: count }, (_, i) =>
-    buildDatagram({ serial: first + i, flightId, key, payload: encodeRecords([position(Date.now() + i)]) }),
+    buildDatagram({ serial: first + i, flightId, key, payload: encodeRecords([position(end - count + i)]) }),
   );
   const socket = createSocket("udp4");
   socket.connect(port, "127.0.0.1");

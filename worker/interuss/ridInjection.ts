@@ -66,7 +66,7 @@ export async function createTest(
   now: number,
   ownBaseUrl: string,
 ): Promise<{ injected_flights: Record<string, unknown>[]; version: string }> {
-  const parsed = parseTestParameters(body);
+  const parsed = parseTestParameters(body, now);
   if (!parsed.ok) throw new InvalidInput(parsed.problems[0]!.field, parsed.problems[0]!.message);
   const registry = registryOf(env, testId);
   const version = `${now}.${randomBase62(6)}`;

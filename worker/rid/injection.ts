@@ -1,3 +1,4 @@
+import { recordTimeProblem, timeWindowText } from "../../proto/recordTime";
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { type Checked, checked, type Problem, problem } from "../domain/problem";
 import { isObject } from "../lib/json";
@@ -25,6 +26,8 @@ import {
 
 export const MAX_FLIGHTS_PER_TEST = 50;
 export const MAX_STATES_PER_FLIGHT = 10_000;
+/** How far ahead injected states may be dated: test data plays out after its injection. */
+export const INJECTED_AHEAD_MS = 24 * 3600_000;
 
 export interface InjectedState {
   timestamp: number;
@@ -58,8 +61,8 @@ function oneOf<T extends string>(list: readonly T[], value: unknown): T | undefi
   return list.includes(value as T) ? (value as T) : undefined;
 }
 
-/** CreateTestParameters as flights, or the first problem found, naming its field. */
-export function parseTestParameters(body: unknown): Checked<InjectedFlight[]> {
+/** CreateTestParameters as flights injected at `now`, or the first problem found, naming its field. */
+export function parseTestParameters(body: unknown, now: number): Checked<InjectedFlight[]> {
   if (!isObject(body) || !Array.isArray(body.requested_flights))
     return problem("requested_flights", "required: an array of TestFlight");
   const requested: unknown[] = body.requested_flights;
@@ -67,7 +70,7 @@ export function parseTestParameters(body: unknown): Checked<InjectedFlight[]> {
     return problem("requested_flights", `from 1 to ${MAX_FLIGHTS_PER_TEST} flights`);
   const flights: InjectedFlight[] = [];
   for (const [f, flight] of requested.entries()) {
-    const parsed = parseFlight(flight, `requested_flights[${f}]`);
+    const parsed = parseFlight(flight, `requested_flights[${f}]`, now);
     if ("field" in parsed) return { ok: false, problems: [parsed] };
     if (flights.some((other) => other.injectionId === parsed.injectionId))
       return problem(`requested_flights[${f}].injection_id`, "repeats another flight's");
@@ -76,7 +79,7 @@ export function parseTestParameters(body: unknown): Checked<InjectedFlight[]> {
   return checked(flights);
 }
 
-function parseFlight(flight: unknown, at: string): InjectedFlight | Problem {
+function parseFlight(flight: unknown, at: string, now: number): InjectedFlight | Problem {
   const fail = (field: string, message: string): Problem => ({ field: `${at}${field}`, message });
   if (!isObject(flight)) return fail("", "must be a TestFlight object");
   const injectionId = flight.injection_id;
@@ -92,6 +95,12 @@ function parseFlight(flight: unknown, at: string): InjectedFlight | Problem {
   for (const [s, state] of telemetry.entries()) {
     const parsed = parseState(state, `${at}.telemetry[${s}]`);
     if ("problem" in parsed) return parsed.problem;
+    // The injection opens the test's session: a state dated 1970 or 9999 is refused (proto/recordTime.ts).
+    if (recordTimeProblem(parsed.state.timestamp, now, now, INJECTED_AHEAD_MS))
+      return fail(
+        `.telemetry[${s}].timestamp`,
+        `must lie ${timeWindowText("the injection", "now", INJECTED_AHEAD_MS)}`,
+      );
     states.push(parsed.state);
   }
   states.sort((a, b) => a.timestamp - b.timestamp);

@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { recordTimeProblem, timeWindowText } from "../../proto/recordTime";
 import { createRouter } from "../app";
 import type { ConformanceEvent } from "../domain/conformance";
 import { sampleElevations } from "../domain/elevation/sampling";
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { AppEnv } from "../env";
-import { ApiError, forbidden, notFound, unauthorized } from "../lib/errors";
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
@@ -222,6 +223,19 @@ export const liveRoutes = createRouter()
     if (flight.pilotId !== c.var.pilotId) throw forbidden("Only the flight's pilot may send its telemetry");
     const { states } = c.req.valid("json");
     const now = Date.now();
+    // The flight is the session: states may be dated from its start (or now, if earlier) to its end
+    // (or now, if later; states ahead of their time are served once it has come). A state dated 1970
+    // or 9999 would raise conformance events (and webhooks) with that date.
+    const opened = Math.min(flight.startTime, now);
+    const until = Math.max(flight.endTime, now);
+    const absurd = states.findIndex(
+      (state) => recordTimeProblem(parseTime(state.timestamp.value)!, opened, until) !== undefined,
+    );
+    if (absurd >= 0)
+      throw badRequest(
+        `states.${absurd}.timestamp.value`,
+        `must lie ${timeWindowText("the flight's start", "its end or now, whichever is later")}`,
+      );
     // One session id per post: its states are its serials, so a post is stored whole or (as a repeat) not at all.
     const sessionId = newId("session");
     const records: TelemetryRecord[] = [];

@@ -8,6 +8,7 @@ import {
 } from "../../proto/ingest";
 import { PACKED_BATCH_TYPE, PackedBatchError, unpackBatch } from "../../proto/packedBatch";
 import { namedFields, RECORD_TYPES, recordKinds } from "../../proto/records";
+import { recordTimeProblem, type TimeProblem } from "../../proto/recordTime";
 import { createRouter, validationError } from "../app";
 import { flightState } from "../domain/flightState";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
@@ -176,7 +177,7 @@ export const telemetryRoutes = createRouter()
     const session = await findOpenSession(c.var.db, c.req.valid("param").flight_id);
     if (!session) throw notFound("Open telemetry session");
     const key = await unsealKey(c.env.TELEMETRY_MASTER_KEY, session.id, session.sealedKey);
-    return success(c, { session_id: session.id, key: toBase64(key) });
+    return success(c, { session_id: session.id, key: toBase64(key), opened_at: session.openedAt });
   })
   .openapi(ingest, async (c) => {
     const json = c.req.valid("json");
@@ -187,6 +188,7 @@ export const telemetryRoutes = createRouter()
         : undefined;
     if (!posted) throw badRequest("body", "post {sessions: […]} as JSON, or a packed batch");
     const known = await findSessions(c.var.db, [...new Set(posted.map((p) => p.session_id))]);
+    const now = Date.now();
     const byFlight = new Map<string, TelemetryRecord[]>();
     const refused: IngestResult["refused"] = [];
     for (const { flight_id, session_id, records, datagrams } of posted) {
@@ -198,17 +200,33 @@ export const telemetryRoutes = createRouter()
       const list = byFlight.get(flight_id) ?? [];
       byFlight.set(flight_id, list);
       let late = 0;
-      for (const [i, [serial, index, type, timestamp, receivedAt, ...values]] of records.entries()) {
+      const implausible: Record<TimeProblem, number> = { before_session: 0, in_future: 0 };
+      // An indexed loop reading the rows in place: destructuring each into a fresh values array cost
+      // a third of this loop's time per record.
+      for (let i = 0; i < records.length; i++) {
+        const row = records[i]!;
+        const serial = row[0];
+        const index = row[1];
+        const type = row[2];
+        const timestamp = row[3];
+        const receivedAt = row[4];
         // Received after its session closed: refused, as the relay's key cache may lag end-comm.
         if (session.closedAt !== null && receivedAt > session.closedAt) {
           late++;
           continue;
         }
-        const fields = namedFields(recordKinds.byName.get(type)!, values);
+        const problem = recordTimeProblem(timestamp, session.openedAt, now);
+        if (problem) {
+          implausible[problem]++;
+          continue;
+        }
+        const fields = namedFields(recordKinds.byName.get(type)!, row, 5);
         const datagram = datagramIdentity(datagrams, i, serial);
         list.push({ sessionId: session_id, datagram, serial, index, type, timestamp, receivedAt, fields });
       }
       if (late > 0) refused.push({ session_id, reason: "session_closed", records: late });
+      for (const [reason, count] of Object.entries(implausible))
+        if (count > 0) refused.push({ session_id, reason, records: count });
     }
     const results = await Promise.all(
       [...byFlight]

@@ -11,8 +11,9 @@ import { WebhookOutbox } from "./webhookOutbox";
 export interface TelemetryRecord {
   sessionId: string;
   /**
-   * Its datagram's identity: base64 of the ciphertext's last block (`#<serial>` from older relays). The
-   * serial is outside the ciphertext, so a replay may carry any serial: it never names a record.
+   * Its datagram's identity: base64 of 16 bytes of SHA-256 over its IV and ciphertext (the last
+   * ciphertext block from older relays, `#<serial>` from the oldest). The serial is outside the
+   * ciphertext, so a replay may carry any serial: it never names a record.
    */
   datagram: string;
   serial: number;

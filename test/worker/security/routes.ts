@@ -159,7 +159,8 @@ export const FLIGHT_ROUTES: ProtectedRoute[] = [
     body: {
       states: [
         {
-          timestamp: { value: "2026-06-01T10:00:00Z", format: "RFC3339" },
+          // Now: states are taken from 1 h before the flight's start (proto/recordTime.ts).
+          timestamp: { value: new Date().toISOString(), format: "RFC3339" },
           position: { lat: 34.015, lng: -118.485, alt: 60 },
           track: 0,
           speed: 0,

@@ -78,44 +78,53 @@ export function positionsFrom(input: PointsInput, maxPoints = MAX_POINTS): Posit
 /** Exact powers of ten: a decimal of at most 15 digits divided by one is the correctly rounded double. */
 const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
 const COMMA = 44;
+const ENCODER = new TextEncoder();
 const DOT = 46;
 
 /**
- * The common `lat,lng,…` list (plain decimals, no spaces or exponents) in one pass over the text,
- * with no string made per number. Undefined for anything else, which parsePoints then reads, so
- * every fault gets its usual message. A decimal of at most 15 digits is its digits over a power
- * of ten (exact, as Number() reads it); a longer one goes through Number().
+ * The common `lat,lng,…` list (plain decimals, no spaces or exponents) in one pass over the text's
+ * UTF-8 bytes (reading bytes took half the time of charCodeAt over the string), with no string made
+ * per number. Undefined for anything else, which parsePoints then reads, so every fault gets its
+ * usual message (more numbers than `maxPoints` allows stop the pass there). Until a non-ASCII byte,
+ * which ends the pass, byte and character positions agree. A decimal of at most 15 digits is its
+ * digits over a power of ten (exact, as Number() reads it); a longer one goes through Number().
  */
 function scanPoints(text: string, maxPoints: number): Positions | undefined {
-  const length = text.length;
-  let items = 1;
-  for (let i = 0; i < length; i++) if (text.charCodeAt(i) === COMMA) items++;
-  if (items % 2 !== 0 || items / 2 > maxPoints) return undefined;
-  const lats = new Float64Array(items / 2);
-  const lngs = new Float64Array(items / 2);
-  let i = 0;
-  for (let k = 0; k < items; k++) {
+  const bytes = ENCODER.encode(text);
+  const length = bytes.length;
+  // Each number takes a character and a comma at least: room for all of them without counting the
+  // commas first (a pass over the whole text of its own, a third of the scan's time).
+  const room = Math.min((length + 1) >> 1, 2 * maxPoints + 1);
+  const numbers = new Float64Array(room);
+  let count = 0;
+  for (let i = 0; ; i++) {
+    if (count === room) return undefined;
     const start = i;
-    let c = text.charCodeAt(i);
+    let c = bytes[i]!;
     const negative = c === 45;
-    if (negative || c === 43) c = text.charCodeAt(++i);
+    if (negative || c === 43) c = bytes[++i]!;
     let digits = 0;
     let fraction = 0;
     let mantissa = 0;
-    for (; c >= 48 && c <= 57; c = text.charCodeAt(++i), digits++) mantissa = mantissa * 10 + (c - 48);
+    for (; c >= 48 && c <= 57; c = bytes[++i]!, digits++) mantissa = mantissa * 10 + (c - 48);
     if (c === DOT) {
-      for (c = text.charCodeAt(++i); c >= 48 && c <= 57; c = text.charCodeAt(++i), fraction++)
+      for (c = bytes[++i]!; c >= 48 && c <= 57; c = bytes[++i]!, fraction++)
         mantissa = mantissa * 10 + (c - 48);
     }
     if (digits + fraction === 0 || (i < length && c !== COMMA)) return undefined;
-    let value =
+    const value =
       digits + fraction <= 15 ? mantissa / POW10[fraction]! : Math.abs(Number(text.slice(start, i)));
-    if (negative) value = -value;
-    if (k % 2 === 0) lats[k / 2] = value;
-    else lngs[(k - 1) / 2] = value;
-    i++;
+    numbers[count++] = negative ? -value : value;
+    if (i >= length) break;
   }
-  for (let n = 0; n < lats.length; n++) checkedPoint(lats[n]!, lngs[n]!, n + 1);
+  if (count % 2 !== 0 || count / 2 > maxPoints) return undefined;
+  const lats = new Float64Array(count / 2);
+  const lngs = new Float64Array(count / 2);
+  for (let n = 0; n < lats.length; n++) {
+    lats[n] = numbers[2 * n]!;
+    lngs[n] = numbers[2 * n + 1]!;
+    checkedPoint(lats[n]!, lngs[n]!, n + 1);
+  }
   return { lats, lngs };
 }
 
