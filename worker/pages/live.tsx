@@ -1,7 +1,7 @@
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import { type MapContext, mapLayers } from "../domain/map/layers";
 import { type Frame, fitFrame, project } from "../domain/map/view";
-import { renderMapSvg } from "./map/svg";
+import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
 
 /**
  * The live flight page: no external assets, one inline script. It opens the flight's event stream
@@ -37,6 +37,8 @@ export interface LivePageModel {
 
 export interface LiveMap {
   svg: string;
+  /** The legend under the map (HTML). */
+  legend: string;
   projection: { x0: number; y0: number; scale: number; xScale: number };
 }
 
@@ -51,8 +53,9 @@ export function liveFrame(area: Polygon): Frame {
 export function liveMap(area: Polygon, context: MapContext): LiveMap {
   const frame = liveFrame(area);
   const at = (p: Position) => project(frame, p);
+  const layers = mapLayers(frame, context, new Map(), "metric");
   const svg = renderMapSvg({
-    layers: mapLayers(frame, context, new Map(), "metric"),
+    layers,
     area: area.coordinates
       .map((r) => `${r.map((p, i) => `${i === 0 ? "M" : "L"}${at(p).x} ${at(p).y}`).join(" ")} Z`)
       .join(" "),
@@ -62,7 +65,16 @@ export function liveMap(area: Polygon, context: MapContext): LiveMap {
     track: true,
     scaleId: "scale",
   });
-  return { svg, projection: { x0: frame.x0, y0: frame.y0, scale: frame.scale, xScale: frame.xScale } };
+  const legend = renderLegend([
+    ...mapLegend(layers),
+    { color: "#d12f2f", style: "line", text: "track; dot: latest position" },
+    { color: "#b42318", text: "conformance events where they happened (green: back in conformance)" },
+  ]);
+  return {
+    svg,
+    legend,
+    projection: { x0: frame.x0, y0: frame.y0, scale: frame.scale, xScale: frame.xScale },
+  };
 }
 
 const CSS = `
@@ -90,8 +102,7 @@ export function renderLivePage(model: LivePageModel): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}</style></head><body>
 <header><h1>${title}</h1><span id="status" role="status">connecting…</span><span id="window" class="legend"></span></header>
 <main>
-<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}
-<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position · grey: airspace and boundaries around</p></section>
+<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}${model.map.legend}</section>
 <section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
 <dt>Records</dt><dd id="v-records">0</dd><dt>Last record</dt><dd id="v-last">–</dd>
 <dt>Height above ground</dt><dd id="v-agl">–</dd><dt>Ceiling</dt><dd id="v-ceiling">–</dd>

@@ -9,7 +9,9 @@ import {
 } from "../domain/deeplink/callbacks";
 import { registerHint } from "../domain/deeplink/firstParty";
 import { checkLinkFields, creationLink, type DynamicLinkConfig, dynamicLink } from "../domain/deeplink/link";
+import { mapFrame } from "../domain/deeplink/mapView";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
+import type { Polygon } from "../domain/geojson";
 import type { AppEnv, Bindings } from "../env";
 import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
@@ -27,6 +29,7 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
+import { mapTerrain } from "../services/mapTerrain";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
 import { unknownRulesetIds } from "../store/rulesets";
 
@@ -167,7 +170,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     const area = areaOf(link, form);
     const [airspace, context] = await Promise.all([
       loadAirspace(api, area, (rulesets) => initialSelection(rulesets, link.request.rulesetIds)),
-      loadMapContext(c.var.db, area, form),
+      mapContextWithGround(c, area, form),
     ]);
     return page(
       c,
@@ -207,16 +210,21 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
       errors.push(...created.errors);
     }
   }
-  const model = pageModel(
-    link,
-    form,
-    airspace,
-    area,
-    url,
-    errors,
-    await loadMapContext(c.var.db, area, form),
-  );
+  const model = pageModel(link, form, airspace, area, url, errors, await mapContextWithGround(c, area, form));
   return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200, link);
+}
+
+/** The map's context from the embedded data and its ground from the elevation tiles, read together. */
+async function mapContextWithGround(
+  c: Context<AppEnv>,
+  area: Polygon,
+  form: Parameters<typeof loadMapContext>[2],
+) {
+  const [context, terrain] = await Promise.all([
+    loadMapContext(c.var.db, area, form),
+    mapTerrain(c.env.ELEVATION, mapFrame(area), (p) => c.executionCtx.waitUntil(p)),
+  ]);
+  return { ...context, terrain };
 }
 
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */

@@ -15,9 +15,10 @@ import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
+import { mapTerrain } from "../services/mapTerrain";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
-import { mapContext } from "../store/mapContext";
+import { type MapContext, mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
@@ -292,14 +293,21 @@ export const liveRoutes = createRouter()
         endTime: isoTime(flight.endTime),
         ticket: pageTicket,
         terrain: await terrainGrid(c, flight.geometry),
-        map: liveMap(
-          flight.geometry,
-          await mapContext(c.var.db, liveFrame(flight.geometry).box, flight.startTime, flight.endTime),
-        ),
+        map: liveMap(flight.geometry, await liveMapContext(c, flight)),
       }),
       200,
     ) as never;
   });
+
+/** The live map's context from the embedded data and its ground from the elevation tiles. */
+async function liveMapContext(c: Context<AppEnv>, flight: FlightRow): Promise<MapContext> {
+  const frame = liveFrame(flight.geometry);
+  const [context, terrain] = await Promise.all([
+    mapContext(c.var.db, frame.box, flight.startTime, flight.endTime),
+    mapTerrain(c.env.ELEVATION, frame, (p) => c.executionCtx.waitUntil(p)),
+  ]);
+  return { ...context, terrain };
+}
 
 /** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */
 async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {

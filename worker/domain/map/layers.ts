@@ -1,5 +1,8 @@
 import { CELLS_PER_DEGREE } from "../airspace/facilityGrid";
+import type { CarpetValues } from "../elevation/carpet";
+import type { CarpetPlan } from "../elevation/sampling";
 import type { Geometry, Polygon, Position } from "../geojson";
+import { type TerrainLayer, terrainLayer } from "./terrain";
 import {
   type DistanceUnit,
   type Frame,
@@ -26,6 +29,8 @@ export interface MapContext {
   areas: { id: string; type: string; name: string; geometry: Geometry }[];
   /** Facility-map cells: the grid the FAA gives ceilings on. */
   facilityCells: { row: number; col: number; ceilingFt: number; airportId: string }[];
+  /** The ground from our elevation tiles, sampled on terrainPlan(frame); absent where none is loaded. */
+  terrain?: { plan: CarpetPlan; carpet: CarpetValues };
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -38,6 +43,8 @@ export interface MapLayers {
   areas: { d: string; color?: string; name: string; type: string }[];
   cells: { x: number; y: number; w: number; h: number; ceilingFt: number; color?: string; label?: string }[];
   airports: { x: number; y: number; type: string; name: string; label: string }[];
+  /** Hillshade and contours, where a tile covers the view. */
+  terrain?: TerrainLayer;
   scale: ScaleBar;
 }
 
@@ -90,6 +97,7 @@ export function mapLayers(
     areas,
     cells,
     airports,
+    terrain: context.terrain && terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit),
     scale: scaleBar(frame, unit),
   };
 }

@@ -1,0 +1,27 @@
+import { sampleCarpet } from "../domain/elevation/carpet";
+import type { MapContext } from "../domain/map/layers";
+import { terrainPlan } from "../domain/map/terrain";
+import type { Frame } from "../domain/map/view";
+import { chunkLoader, coverage } from "../store/elevationTiles";
+
+/**
+ * The ground under a map's frame from the elevation tiles in R2: the modest carpet terrainPlan
+ * asks for, read through the isolate's chunk cache. Undefined where no tile meets the view, or
+ * when the view is too wide to sample (the map then shows no ground rather than failing).
+ */
+export async function mapTerrain(
+  bucket: R2Bucket,
+  frame: Frame,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<MapContext["terrain"]> {
+  const cover = await coverage(bucket, waitUntil);
+  const { box } = frame;
+  if (cover.finestStep(box.minLat, box.minLng, box.maxLat, box.maxLng) === undefined) return undefined;
+  const plan = terrainPlan(frame);
+  try {
+    return { plan, carpet: await sampleCarpet(cover, plan, chunkLoader(bucket)) };
+  } catch (err) {
+    console.warn(JSON.stringify({ level: "warn", message: "map terrain not sampled", error: String(err) }));
+    return undefined;
+  }
+}
