@@ -32,6 +32,7 @@ import {
 import { mapTerrain } from "../services/mapTerrain";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
 import { unknownRulesetIds } from "../store/rulesets";
+import { outerLinkBase } from "./appLinks";
 
 const LinkRequest = z
   .object({
@@ -92,20 +93,22 @@ const addCallback = createRoute({
 
 const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
 
-/** The operator's values, refused when unset: a link without them would not open the app. */
-function dynamicLinkConfig(env: Bindings): DynamicLinkConfig {
+/**
+ * The operator's values, refused when unset: a link without them would not open the app. The
+ * outer link is this service's own unless the operator names another; `ofl` may be empty.
+ */
+function dynamicLinkConfig(env: Bindings, origin: string): DynamicLinkConfig {
   const config = {
-    baseUrl: env.DEEPLINK_BASE_URL,
+    baseUrl: outerLinkBase(env, origin),
     apn: env.DEEPLINK_APN,
     isi: env.DEEPLINK_ISI,
     ibi: env.DEEPLINK_IBI,
-    ofl: env.DEEPLINK_OFL,
     pt: env.DEEPLINK_PT,
   };
   const missing = Object.entries(config).filter(([, value]) => !value);
   if (missing.length > 0)
     throw new Error(`deep link not configured: set ${missing.map(([k]) => k).join(", ")}`);
-  return config;
+  return { ...config, ofl: env.DEEPLINK_OFL };
 }
 
 export const deeplinkRoutes = createRouter()
@@ -128,7 +131,9 @@ export const deeplinkRoutes = createRouter()
     if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
     const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
     const creation = creationLink(appLinkBase, account.publicId, request);
-    return success(c, { link: dynamicLink(dynamicLinkConfig(c.env), creation, account.publicId) });
+    return success(c, {
+      link: dynamicLink(dynamicLinkConfig(c.env, new URL(c.req.url).origin), creation, account.publicId),
+    });
   })
   .openapi(listCallbacks, async (c) => success(c, await listCallbackPrefixes(c.var.db, c.var.account.id)))
   .openapi(addCallback, async (c) => {
