@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { createRouter } from "../app";
 import type { ConformanceEvent } from "../domain/conformance";
 import { sampleElevations } from "../domain/elevation/sampling";
+import { flightState } from "../domain/flightState";
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { AppEnv } from "../env";
@@ -291,6 +292,7 @@ export const liveRoutes = createRouter()
         ceiling: flight.maxAltitude > 0 ? flight.maxAltitude : null,
         startTime: isoTime(flight.startTime),
         endTime: isoTime(flight.endTime),
+        state: flightState(flight, Date.now()),
         ticket: pageTicket,
         terrain: await terrainGrid(c, flight.geometry),
         map: liveMap(flight.geometry, await liveMapContext(c, flight)),
