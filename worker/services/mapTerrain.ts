@@ -16,10 +16,11 @@ export async function mapTerrain(
 ): Promise<MapContext["terrain"]> {
   const cover = await coverage(bucket, waitUntil);
   const { box } = frame;
-  if (cover.finestStep(box.minLat, box.minLng, box.maxLat, box.maxLng) === undefined) return undefined;
+  const sourceStep = cover.finestStep(box.minLat, box.minLng, box.maxLat, box.maxLng);
+  if (sourceStep === undefined) return undefined;
   const plan = terrainPlan(frame);
   try {
-    return { plan, carpet: await sampleCarpet(cover, plan, chunkLoader(bucket)) };
+    return { plan, carpet: await sampleCarpet(cover, plan, chunkLoader(bucket)), sourceStep };
   } catch (err) {
     console.warn(JSON.stringify({ level: "warn", message: "map terrain not sampled", error: String(err) }));
     return undefined;

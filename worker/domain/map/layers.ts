@@ -30,7 +30,7 @@ export interface MapContext {
   /** Facility-map cells: the grid the FAA gives ceilings on. */
   facilityCells: { row: number; col: number; ceilingFt: number; airportId: string }[];
   /** The ground from our elevation tiles, sampled on terrainPlan(frame); absent where none is loaded. */
-  terrain?: { plan: CarpetPlan; carpet: CarpetValues };
+  terrain?: { plan: CarpetPlan; carpet: CarpetValues; sourceStep?: number };
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -97,7 +97,9 @@ export function mapLayers(
     areas,
     cells,
     airports,
-    terrain: context.terrain && terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit),
+    terrain:
+      context.terrain &&
+      terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit, context.terrain.sourceStep),
     scale: scaleBar(frame, unit),
   };
 }

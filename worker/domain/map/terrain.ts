@@ -63,6 +63,8 @@ export function terrainLayer(
   plan: CarpetPlan,
   carpet: CarpetValues,
   unit: DistanceUnit,
+  /** Arc-seconds between the source's samples: the hillshade's gradient spans about that much. */
+  sourceStep = plan.step,
 ): TerrainLayer | undefined {
   const { rows, cols, values } = carpet;
   const stepDeg = plan.step / ARCSEC_PER_DEGREE;
@@ -85,7 +87,7 @@ export function terrainLayer(
     }
   if (!Number.isFinite(low)) return undefined;
 
-  const shade = hillshade(carpet, stepDeg * METERS_PER_DEGREE, frame.xScale);
+  const shade = hillshade(carpet, stepDeg * METERS_PER_DEGREE, frame.xScale, sourceStep / plan.step);
   const relief = (high - low) * toUnit;
   const interval = INTERVALS.find((i) => relief / i <= MAX_LEVELS) ?? 1000;
   const contours: TerrainLayer["contours"] = [];
@@ -126,36 +128,41 @@ export function terrainLayer(
 /**
  * Lambertian shading under a light from the north-west, 45° up: flat ground and slopes facing the
  * light are 255 (the page multiplies the image over the map, so they leave it as it is), slopes
- * turned away darker. Rows north to south, as an image runs; 0 where a sample or its neighbours
- * along a side are missing on both sides.
+ * turned away darker. The slope is Horn's 3×3 gradient taken `reach` samples apart: about the
+ * source's own spacing, since the carpet interpolates between source samples and a gradient finer
+ * than them shows the source's cells as blocks. Rows north to south, as an image runs; 0 on voids.
  */
-export function hillshade(carpet: CarpetValues, metersPerStep: number, xScale: number): Uint8Array {
+export function hillshade(
+  carpet: CarpetValues,
+  metersPerStep: number,
+  xScale: number,
+  reach = 1,
+): Uint8Array {
   const { rows, cols, values } = carpet;
   const out = new Uint8Array(rows * cols);
   const lightX = -0.5;
   const lightY = 0.5;
   const lightZ = Math.SQRT1_2;
-  const flat = lightZ;
   const dxM = metersPerStep * xScale;
   const dyM = metersPerStep;
-  const at = (r: number, c: number) => {
-    const v = values[r * cols + c];
-    return v === undefined || v === CARPET_VOID ? null : v;
+  const k = Math.max(1, Math.round(reach));
+  // A neighbour clamped to the carpet, or the centre where it is a void.
+  const at = (r: number, c: number, z: number) => {
+    const v = values[Math.min(Math.max(r, 0), rows - 1) * cols + Math.min(Math.max(c, 0), cols - 1)]!;
+    return v === CARPET_VOID ? z : v;
   };
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      const z = at(r, c);
-      if (z === null) continue;
-      const east = (c + 1 < cols ? at(r, c + 1) : null) ?? z;
-      const west = (c > 0 ? at(r, c - 1) : null) ?? z;
-      const north = (r + 1 < rows ? at(r + 1, c) : null) ?? z;
-      const south = (r > 0 ? at(r - 1, c) : null) ?? z;
-      const spanX = (c + 1 < cols ? 1 : 0) + (c > 0 ? 1 : 0);
-      const spanY = (r + 1 < rows ? 1 : 0) + (r > 0 ? 1 : 0);
-      const gx = ((east - west) * EXAGGERATION) / (Math.max(spanX, 1) * dxM);
-      const gy = ((north - south) * EXAGGERATION) / (Math.max(spanY, 1) * dyM);
+      const z = values[r * cols + c]!;
+      if (z === CARPET_VOID) continue;
+      const east = at(r + k, c + k, z) + 2 * at(r, c + k, z) + at(r - k, c + k, z);
+      const west = at(r + k, c - k, z) + 2 * at(r, c - k, z) + at(r - k, c - k, z);
+      const north = at(r + k, c - k, z) + 2 * at(r + k, c, z) + at(r + k, c + k, z);
+      const south = at(r - k, c - k, z) + 2 * at(r - k, c, z) + at(r - k, c + k, z);
+      const gx = ((east - west) * EXAGGERATION) / (8 * k * dxM);
+      const gy = ((north - south) * EXAGGERATION) / (8 * k * dyM);
       const lit = (-gx * lightX - gy * lightY + lightZ) / Math.sqrt(gx * gx + gy * gy + 1);
-      const shade = Math.max(0, Math.min(1, lit / flat));
+      const shade = Math.max(0, Math.min(1, lit / lightZ));
       out[(rows - 1 - r) * cols + c] = 1 + Math.round(shade * 254);
     }
   }
