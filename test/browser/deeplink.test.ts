@@ -295,7 +295,10 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
         console.log(`without the ground: ${(without * 100).toFixed(0)}%`);
         expect(withGround - without).toBeGreaterThan(0.15);
         await page.addStyleTag({ content: "#map .terrain{display:inline}" });
-        await readmeScreenshot(page.locator("section[aria-labelledby=advisories-heading]"), "deeplink-jacksboro");
+        await readmeScreenshot(
+          page.locator("section[aria-labelledby=advisories-heading]"),
+          "deeplink-jacksboro",
+        );
       }
       expect(desktop.external).toEqual([]);
     }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
@@ -38,10 +39,20 @@ export async function differingShare(page: Page, element: Locator, tolerance = 1
   );
 }
 
-/** With SCREENSHOTS=1, keeps a screenshot of the element for the README under docs/images/. */
-export async function readmeScreenshot(element: Locator, name: string): Promise<void> {
+/**
+ * With SCREENSHOTS=1, keeps a screenshot of the element (or the page's first screen) for the README
+ * under docs/images/, shrunk by pngquant to a 256-colour palette when it is installed
+ * (`apt-get install pngquant`): a third of the size, and the README's images stay small.
+ */
+export async function readmeScreenshot(target: Locator | Page, name: string): Promise<void> {
   if (process.env.SCREENSHOTS !== "1") return;
   const dir = path.join(ROOT, "docs/images");
   mkdirSync(dir, { recursive: true });
-  await element.screenshot({ path: path.join(dir, `${name}.png`) });
+  const file = path.join(dir, `${name}.png`);
+  await target.screenshot({ path: file });
+  try {
+    execFileSync("pngquant", ["--quality", "60-85", "--speed", "3", "--force", "--output", file, file]);
+  } catch (err) {
+    console.warn(`${file} kept as is (pngquant: ${(err as Error).message})`);
+  }
 }

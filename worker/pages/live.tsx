@@ -88,7 +88,6 @@ header{padding:12px 16px;display:flex;flex-wrap:wrap;gap:8px 16px;align-items:ba
 h1{font-size:18px;margin:0}#status{color:var(--muted)}#status.bad{color:var(--bad)}
 .chip{display:inline-block;padding:1px 10px;border-radius:999px;font-weight:600;font-size:14px}
 .chip.planned{background:#dbeafe;color:#1e3a8a}.chip.active{background:#dcfce7;color:#14532d}.chip.ended{background:#e5e7eb;color:#374151}
-.ev-num{font-variant-numeric:tabular-nums;font-weight:600}
 main{display:grid;gap:12px;padding:0 12px 16px;grid-template-columns:minmax(0,3fr) minmax(0,2fr)}
 @media (max-width:800px){main{grid-template-columns:1fr}}
 section{background:var(--card);border-radius:8px;padding:10px 12px;box-shadow:0 1px 2px #0002}
@@ -212,7 +211,6 @@ function onRecord(r){count++;$("v-records").textContent=String(count);$("v-last"
  else if(r.type==="attitude"){$("v-att").textContent=fmt(r.yaw,0,"°")+" / "+fmt(r.pitch,0,"°")+" / "+fmt(r.roll,0,"°")}
  else if(r.type==="barometer"){$("v-press").textContent=fmt(r.pressure,1,"hPa")}}
 function onConformance(e){events.push(e);var li=document.createElement("li");li.className=e.type;
- var num=document.createElement("span");num.className="ev-num";num.textContent=events.length+". ";li.appendChild(num);
  var extra=e.type==="above_ceiling"?" ("+e.height_agl+" m above ground, ceiling "+e.ceiling+" m)":e.type==="left_area"?" ("+e.distance_m+" m outside)":"";
  li.appendChild(document.createTextNode(e.at.slice(11,19)+" "+e.type.replace(/_/g," ")+extra+(e.elevation?" – "+e.elevation:"")));$("events").appendChild(li);
  $("v-conf").textContent=e.type==="back_in_conformance"?"in conformance":e.type.replace(/_/g," ");$("v-conf").className=e.type;redraw()}
