@@ -196,7 +196,7 @@ function drawAlt(){var svg=$("alt");while(svg.firstChild)svg.removeChild(svg.fir
   var tx=el("text",{x:L-6,y:+y+4,"font-size":10,fill:"currentColor","text-anchor":"end","class":"y-tick"},svg);tx.textContent=Math.round(v)+" m"});
  var span=(t1-t0)/1000,steps=[1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200],st=steps.find(function(s){return span/s<=6})||14400;
  for(var s=Math.ceil(t0/1000/st)*st;s*1000<=t1;s+=st){var x=X(s*1000);el("path",{d:"M"+x+" "+B+"v4",stroke:"currentColor"},svg);
-  var tt=el("text",{x:x,y:B+16,"font-size":10,fill:"currentColor","text-anchor":"middle","class":"x-tick"},svg);tt.textContent=new Date(s*1000).toISOString().slice(st<60?11:11,st<60?19:16)}
+  var tt=el("text",{x:x,y:B+16,"font-size":10,fill:"currentColor","text-anchor":"middle","class":"x-tick"},svg);tt.textContent=new Date(s*1000).toISOString().slice(11,st<60?19:16)}
  var g=positions.filter(function(p){return p.ground!=null});
  if(g.length){el("polygon",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground)}).join(" ")+" "+X(g[g.length-1].timestamp)+","+B+" "+X(g[0].timestamp)+","+B,fill:"#8b5a2b66",stroke:"#8b5a2b"},svg);
   if(model.ceiling!=null)el("polyline",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground+model.ceiling)}).join(" "),fill:"none",stroke:"currentColor","stroke-dasharray":"6 4"},svg)}
