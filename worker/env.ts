@@ -42,6 +42,12 @@ export interface Bindings {
   DEEPLINK_APPLE_TEAM_ID?: string;
   /** SHA-256 fingerprints of the Android app's signing certificates (comma list): /.well-known/assetlinks.json. */
   DEEPLINK_ANDROID_SHA256?: string;
+  /**
+   * An operator's raster basemap under both pages' maps: an XYZ tile URL template
+   * (`https://tiles.example/{z}/{x}/{y}.png`) and its data's attribution. Unset: no basemap.
+   */
+  MAP_RASTER_TILES?: string;
+  MAP_RASTER_ATTRIBUTION?: string;
   /** Origins allowed to call the API from a browser (CORS): a comma list, or `*`. */
   CORS_ALLOWED_ORIGINS: string;
   /** Base64 of 32 bytes: seals telemetry session keys at rest (AES-GCM). `wrangler secret put`. */

@@ -29,7 +29,7 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
-import { mapTerrain } from "../services/mapTerrain";
+import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
 import { unknownRulesetIds } from "../store/rulesets";
 import { outerLinkBase } from "./appLinks";
@@ -229,7 +229,7 @@ async function mapContextWithGround(
     loadMapContext(c.var.db, area, form),
     mapTerrain(c.env.ELEVATION, mapFrame(area), (p) => c.executionCtx.waitUntil(p)),
   ]);
-  return { ...context, terrain };
+  return { ...context, terrain, basemap: mapBasemap(c.env) };
 }
 
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */
@@ -247,7 +247,7 @@ function page(c: Context<AppEnv>, html: string, status: 200 | 400, link?: Opened
   const formTargets = ["'self'", ...(callback ? [new URL(callback).origin] : [])].join(" ");
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'unsafe-inline'; img-src ${mapImageSources(mapBasemap(c.env))}; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");

@@ -16,7 +16,7 @@ import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
-import { mapTerrain } from "../services/mapTerrain";
+import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { type MapContext, mapContext } from "../store/mapContext";
@@ -281,7 +281,7 @@ export const liveRoutes = createRouter()
       ticket ?? (await ticketFor(c, flight, Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS));
     c.header(
       "Content-Security-Policy",
-      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
@@ -308,7 +308,7 @@ async function liveMapContext(c: Context<AppEnv>, flight: FlightRow): Promise<Ma
     mapContext(c.var.db, frame.box, flight.startTime, flight.endTime),
     mapTerrain(c.env.ELEVATION, frame, (p) => c.executionCtx.waitUntil(p)),
   ]);
-  return { ...context, terrain };
+  return { ...context, terrain, basemap: mapBasemap(c.env) };
 }
 
 /** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */

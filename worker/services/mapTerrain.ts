@@ -1,4 +1,5 @@
 import { sampleCarpet } from "../domain/elevation/carpet";
+import { type Basemap, basemapOrigin, readBasemap } from "../domain/map/basemap";
 import type { MapContext } from "../domain/map/layers";
 import { terrainPlan } from "../domain/map/terrain";
 import type { Frame } from "../domain/map/view";
@@ -25,4 +26,20 @@ export async function mapTerrain(
     console.warn(JSON.stringify({ level: "warn", message: "map terrain not sampled", error: String(err) }));
     return undefined;
   }
+}
+
+/** The operator's raster basemap from MAP_RASTER_TILES, or none (a bad setting is logged, not fatal). */
+export function mapBasemap(env: {
+  MAP_RASTER_TILES?: string;
+  MAP_RASTER_ATTRIBUTION?: string;
+}): Basemap | undefined {
+  const read = readBasemap(env.MAP_RASTER_TILES, env.MAP_RASTER_ATTRIBUTION);
+  if (typeof read !== "string") return read;
+  console.warn(JSON.stringify({ level: "warn", message: "basemap not drawn", error: read }));
+  return undefined;
+}
+
+/** The image sources a page with the map allows: its data URLs, and the basemap's tiles. */
+export function mapImageSources(basemap: Basemap | undefined): string {
+  return basemap ? `data: ${basemapOrigin(basemap)}` : "data:";
 }

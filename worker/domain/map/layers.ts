@@ -2,6 +2,7 @@ import { CELLS_PER_DEGREE } from "../airspace/facilityGrid";
 import type { CarpetValues } from "../elevation/carpet";
 import type { CarpetPlan } from "../elevation/sampling";
 import type { Geometry, Polygon, Position } from "../geojson";
+import { type Basemap, type BasemapTile, basemapTiles } from "./basemap";
 import { type TerrainLayer, terrainLayer } from "./terrain";
 import {
   type DistanceUnit,
@@ -31,6 +32,8 @@ export interface MapContext {
   facilityCells: { row: number; col: number; ceilingFt: number; airportId: string }[];
   /** The ground from our elevation tiles, sampled on terrainPlan(frame); absent where none is loaded. */
   terrain?: { plan: CarpetPlan; carpet: CarpetValues; sourceStep?: number };
+  /** The operator's raster basemap (MAP_RASTER_TILES), if one is set. */
+  basemap?: Basemap;
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -45,6 +48,8 @@ export interface MapLayers {
   airports: { x: number; y: number; type: string; name: string; label: string }[];
   /** Hillshade and contours, where a tile covers the view. */
   terrain?: TerrainLayer;
+  /** The operator's raster tiles under everything, with their attribution. */
+  basemap?: { tiles: BasemapTile[]; attribution: string };
   scale: ScaleBar;
 }
 
@@ -97,6 +102,10 @@ export function mapLayers(
     areas,
     cells,
     airports,
+    basemap: context.basemap && {
+      tiles: basemapTiles(frame, context.basemap),
+      attribution: context.basemap.attribution,
+    },
     terrain:
       context.terrain &&
       terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit, context.terrain.sourceStep),

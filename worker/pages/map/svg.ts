@@ -49,14 +49,24 @@ export function renderMapSvg(m: MapDrawing): string {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>`);
   out.push(`<title id="${esc(m.id ?? "map")}-title">${esc(m.title)}</title>`);
   out.push(`<rect width="${width}" height="${height}" fill="#e6ecf1"/>`);
+  const basemap = layers.basemap;
+  if (basemap) {
+    out.push(`<g class="basemap">`);
+    for (const t of basemap.tiles)
+      out.push(
+        `<image href="${esc(t.href)}" x="${t.x}" y="${t.y}" width="${t.width}" height="${t.height}" preserveAspectRatio="none"/>`,
+      );
+    out.push("</g>");
+  }
   if (layers.boundaries.length > 0) {
     // Land over the neutral background, so coasts show; counties thin above states.
     const ordered = [...layers.boundaries].sort((a, b) => regionOrder(a.region) - regionOrder(b.region));
     out.push(`<g class="boundaries" fill-rule="evenodd">`);
     for (const b of ordered) {
       const county = b.region === "county";
+      // Over a basemap, outlines only: its own land and water show through.
       out.push(
-        `<path class="boundary ${esc(b.region)}" d="${b.d}" fill="${county ? "none" : "#f7f5ee"}" stroke="${county ? "#b8b2a3" : "#8a8270"}" stroke-width="${county ? 0.7 : 1.3}"${county ? ' stroke-dasharray="4 3"' : ""}><title>${esc(b.name)}</title></path>`,
+        `<path class="boundary ${esc(b.region)}" d="${b.d}" fill="${county || basemap ? "none" : "#f7f5ee"}" stroke="${county ? "#b8b2a3" : "#8a8270"}" stroke-width="${county ? 0.7 : 1.3}"${county ? ' stroke-dasharray="4 3"' : ""}><title>${esc(b.name)}</title></path>`,
       );
     }
     out.push("</g>");
@@ -118,6 +128,10 @@ export function renderMapSvg(m: MapDrawing): string {
   out.push(
     `<g class="scale"><rect x="8" y="${y - 22}" width="${round(s.pixels + 24)}" height="30" rx="3" fill="#fff" fill-opacity="0.8"/><path d="M20 ${y - 5}v5h${s.pixels}v-5" fill="none" stroke="#111" stroke-width="2"/><text${m.scaleId ? ` id="${esc(m.scaleId)}"` : ""} x="20" y="${y - 9}" font-size="12" fill="#111">${esc(s.label)}</text></g>`,
   );
+  if (basemap)
+    out.push(
+      `<text class="attribution" x="${width - 4}" y="${height - 4}" font-size="10" text-anchor="end" fill="#111" paint-order="stroke" stroke="#fff" stroke-width="3">${esc(basemap.attribution)}</text>`,
+    );
   out.push(
     `<g class="north" transform="translate(${width - 22} 30)"><circle r="14" fill="#fff" fill-opacity="0.8"/><path d="M0 -10L6 8L0 4L-6 8Z" fill="#111"/><text y="-16" font-size="10" text-anchor="middle" fill="#111">N</text></g>`,
   );
@@ -166,6 +180,7 @@ export function mapLegend(layers: MapLayers): LegendEntry[] {
         }
       : { text: "no elevation data loaded under this view: no ground relief" },
   );
+  if (layers.basemap) entries.push({ text: `basemap: ${layers.basemap.attribution}` });
   if (layers.boundaries.length > 0) entries.push({ color: "#8a8270", style: "line", text: "boundaries" });
   if (layers.areas.length > 0)
     entries.push({ color: NEUTRAL, style: "dashed", text: "airspace (advisories in their color)" });
