@@ -25,7 +25,10 @@ export interface Bindings {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
-  /** Deep link (spec 4.7): the operator's dynamic-link service and app identities, passed on verbatim. */
+  /**
+   * Deep link (spec 4.7): the outer link's address (empty: this service's own /deeplink/v1/open)
+   * and the app identities, passed on verbatim.
+   */
   DEEPLINK_BASE_URL: string;
   /** Where `/create_flight/v1/` is served; empty means this service's own origin (its web page). */
   DEEPLINK_APP_LINK_BASE: string;
@@ -34,6 +37,16 @@ export interface Bindings {
   DEEPLINK_IBI: string;
   DEEPLINK_OFL: string;
   DEEPLINK_PT: string;
+  /** Apple team id: with DEEPLINK_IBI, /.well-known/apple-app-site-association (universal links). */
+  DEEPLINK_APPLE_TEAM_ID?: string;
+  /** SHA-256 fingerprints of the Android app's signing certificates (comma list): /.well-known/assetlinks.json. */
+  DEEPLINK_ANDROID_SHA256?: string;
+  /**
+   * An operator's raster basemap under both pages' maps: an XYZ tile URL template
+   * (`https://tiles.example/{z}/{x}/{y}.png`) and its data's attribution. Unset: no basemap.
+   */
+  MAP_RASTER_TILES?: string;
+  MAP_RASTER_ATTRIBUTION?: string;
   /** Origins allowed to call the API from a browser (CORS): a comma list, or `*`. */
   CORS_ALLOWED_ORIGINS: string;
   /** Base64 of 32 bytes: seals telemetry session keys at rest (AES-GCM). `wrangler secret put`. */

@@ -16,6 +16,7 @@ import { pageAccount } from "./pages/api";
 import { advisoryRoutes } from "./routes/advisory";
 import { aircraftRoutes } from "./routes/aircraft";
 import { airspaceRoutes } from "./routes/airspace";
+import { appLinkRoutes } from "./routes/appLinks";
 import { archiveRoutes } from "./routes/archive";
 import { authRoutes } from "./routes/auth";
 import { authorizationRoutes } from "./routes/authorizations";
@@ -55,6 +56,7 @@ const PUBLIC_PATHS = [
   /^\/docs(\/|$)/,
   /^\/favicon\.ico$/,
   /^\/create_flight\/v1\/?$/,
+  /^\/deeplink\/v1\/open\/?$/,
   /^\/internal\//,
   // InterUSS interfaces and F3411 Remote ID: the authority's bearer tokens instead (worker/interuss/auth.ts).
   /^\/interuss\//,
@@ -136,6 +138,7 @@ app.route("/", telemetryRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
 app.route("/", webhookRoutes);
+app.route("/", appLinkRoutes);
 app.route("/", deeplinkRoutes);
 app.route("/", rulesRoutes);
 app.route("/", advisoryRoutes);

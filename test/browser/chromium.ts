@@ -45,7 +45,10 @@ export interface Browser {
 }
 
 /** Headless Chromium with a fresh profile (its own --user-data-dir) and the given screen. */
-export async function launch(screen: { width: number; height: number; mobile: boolean }): Promise<Browser> {
+export async function launch(
+  screen: { width: number; height: number; mobile: boolean },
+  options: { javaScript?: boolean; userAgent?: string } = {},
+): Promise<Browser> {
   const profile = await mkdtemp(path.join(os.tmpdir(), "windsock-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -55,6 +58,8 @@ export async function launch(screen: { width: number; height: number; mobile: bo
     isMobile: screen.mobile,
     hasTouch: screen.mobile,
     locale: "en-US",
+    javaScriptEnabled: options.javaScript ?? true,
+    userAgent: options.userAgent,
   });
   const external: string[] = [];
   await context.route("**/*", (route) => {

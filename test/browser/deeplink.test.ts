@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Browser, browserAvailable, launch } from "./chromium";
+import { differingShare, readmeScreenshot } from "./pixels";
 import { ARTIFACTS, startCallbackReceiver } from "./service";
 
 const PHONE = { width: 390, height: 844, mobile: true };
@@ -277,5 +278,65 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     expect(flight.json.data.buffer).toBe(50);
     expect(flight.json.data.max_altitude).toBe(100);
     expect(desktop.external).toEqual([]);
+  });
+  it("draws the ground over Jacksboro: hillshade and contours from our elevation, with and without scripts", async () => {
+    const link = await creationLink({ geometry: { type: "Point", coordinates: [-84.2, 36.3] }, buffer: 300 });
+    for (const javaScript of [true, false]) {
+      const desktop = await launch(DESKTOP, { javaScript });
+      browsers.push(desktop);
+      const page = await desktop.context.newPage();
+      await page.goto(link);
+      const map = page.locator("svg#map");
+      expect(await page.locator("#map .terrain .contour").count()).toBeGreaterThanOrEqual(4);
+      expect(await page.textContent("#map-legend")).toMatch(/hillshade and contours every \d+ ft/);
+      // Not a blank pane: most of the map differs from its commonest colour, and the ground is most of it.
+      const withGround = await differingShare(page, map);
+      console.log(`Jacksboro map: ${(withGround * 100).toFixed(0)}% of pixels differ from the background`);
+      expect(withGround).toBeGreaterThan(0.3);
+      if (javaScript) {
+        await page.addStyleTag({ content: "#map .terrain{display:none}" });
+        const without = await differingShare(page, map);
+        console.log(`without the ground: ${(without * 100).toFixed(0)}%`);
+        expect(withGround - without).toBeGreaterThan(0.15);
+        await page.addStyleTag({ content: "#map .terrain{display:inline}" });
+        await readmeScreenshot(
+          page.locator("section[aria-labelledby=advisories-heading]"),
+          "deeplink-jacksboro",
+        );
+      }
+      expect(desktop.external).toEqual([]);
+    }
+  });
+
+  it("opens the builder's outer link, served by the service, on the creation page on a desktop", async () => {
+    const res = await api("/deeplink/v1/create_flight", {
+      method: "POST",
+      body: { geometry: { type: "Point", coordinates: [-84.2, 36.3] }, buffer: 300 },
+    });
+    const outer = new URL(res.json.data.link);
+    expect(`${outer.origin}${outer.pathname}`).toBe(`${service.baseUrl}/deeplink/v1/open`);
+    const desktop = await launch(DESKTOP);
+    browsers.push(desktop);
+    const page = await desktop.context.newPage();
+    await page.goto(outer.href);
+    expect(new URL(page.url()).pathname).toBe("/create_flight/v1/");
+    expect(await page.title()).toContain("Create a flight");
+    // On an Android phone, without efr=1, the page in between offers the app, its store and the web page.
+    const android = await launch(PHONE, {
+      userAgent:
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
+    });
+    browsers.push(android);
+    const phonePage = await android.context.newPage();
+    outer.searchParams.delete("efr");
+    await phonePage.goto(outer.href);
+    const choices = await phonePage.$$eval("#choices a", (links) =>
+      links.map((a) => a.getAttribute("href")!),
+    );
+    expect(choices[0]).toMatch(
+      /^intent:\/\/127\.0\.0\.1:\d+\/create_flight\/v1\/\?.*;package=dev\.windsock\.app;/,
+    );
+    expect(choices[1]).toBe("https://play.google.com/store/apps/details?id=dev.windsock.app");
+    expect(new URL(choices[2]!).pathname).toBe("/create_flight/v1/");
   });
 });

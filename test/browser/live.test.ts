@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../tools/lib/config";
 import { type Browser, browserAvailable, launch } from "./chromium";
+import { differingShare, readmeScreenshot } from "./pixels";
 import { ARTIFACTS } from "./service";
 
 /**
@@ -122,6 +123,93 @@ describe.skipIf(!available)("the live flight page", () => {
     const events = await api(`/flight/v2/${id}/conformance`, { method: "GET", token });
     const shown = await page.$$eval("#events li", (items) => items.length);
     expect(shown).toBe(events.results.length);
+
+    // The flight's state is apart from the connection's.
+    expect(await page.textContent("#flight-state")).toMatch(/^active until \d\d:\d\d UTC$/);
+    expect(await page.textContent("#status")).toBe("live");
+    // The chart has axes with units and titles.
+    const yTicks = await page.$$eval("#alt .y-tick", (ticks) => ticks.map((t) => t.textContent!));
+    expect(yTicks.length).toBeGreaterThanOrEqual(2);
+    for (const tick of yTicks) expect(tick).toMatch(/^-?\d+ m$/);
+    const xTicks = await page.$$eval("#alt .x-tick", (ticks) => ticks.map((t) => t.textContent!));
+    expect(xTicks.length).toBeGreaterThanOrEqual(2);
+    for (const tick of xTicks) expect(tick).toMatch(/^\d\d:\d\d(:\d\d)?$/);
+    const chartText = await page.textContent("#alt");
+    expect(chartText).toContain("Altitude (m above mean sea level)");
+    expect(chartText).toContain("Time (UTC)");
+    // Each conformance event sits on the track where it happened: on a point of the drawn track.
+    const placed = await page.evaluate(() => {
+      const track = document
+        .querySelector("#track polyline")!
+        .getAttribute("points")!
+        .split(" ")
+        .map((p) => p.split(",").map(Number));
+      return [...document.querySelectorAll("#track .event-marker")].map((m) => {
+        const [x, y] = /translate\(([-\d.]+) ([-\d.]+)\)/
+          .exec(m.getAttribute("transform")!)!
+          .slice(1)
+          .map(Number);
+        return Math.min(...track.map(([tx, ty]) => Math.hypot(tx! - x!, ty! - y!)));
+      });
+    });
+    expect(placed.length).toBe(
+      events.results.filter((e: { latitude: number | null }) => e.latitude !== null).length,
+    );
+    for (const distance of placed) expect(distance).toBeLessThan(1);
+    expect(await page.$$eval("#alt .event-tick", (ticks) => ticks.length)).toBe(events.results.length);
+
+    // The map over Gothenburg is not blank: the ground from our elevation covers most of it.
+    const map = page.locator("svg#map");
+    const share = await differingShare(page, map);
+    console.log(`Gothenburg live map: ${(share * 100).toFixed(0)}% of pixels differ from the background`);
+    expect(share).toBeGreaterThan(0.3);
+    await readmeScreenshot(page, "live-gothenburg");
+
+    // Ended, the page says so and replays the whole track.
+    const records = Number(await page.textContent("#v-records"));
+    await api(`/flight/v2/${id}/end`, { token });
+    await page.reload();
+    await page.waitForFunction(
+      (n) => Number(document.getElementById("v-records")?.textContent) >= n,
+      records,
+      {
+        timeout: 30_000,
+      },
+    );
+    expect(await page.textContent("#flight-state")).toMatch(/^ended at \d\d:\d\d UTC$/);
+    await page.waitForFunction(() =>
+      document.getElementById("status")?.textContent?.includes("the flight has ended"),
+    );
+    const replayed = await page.$eval("#track polyline", (e) => e.getAttribute("points")!.split(" ").length);
+    expect(replayed).toBeGreaterThanOrEqual(points);
     expect(browser.external).toEqual([]);
+  });
+
+  it("shows a planned flight as planned, and its server-drawn map without scripts", async () => {
+    const token = (await api("/auth/v1/anonymous/token", { body: { user_id: "live-planned" } })).id_token;
+    const flight = await api("/flight/v2/point", {
+      token,
+      body: {
+        ...CENTER,
+        buffer: 150,
+        max_altitude: 60,
+        start_time: new Date(Date.now() + 3_600_000).toISOString(),
+        end_time: new Date(Date.now() + 7_200_000).toISOString(),
+      },
+    });
+    const { live_url } = await api(`/flight/v2/${encodeURIComponent(flight.id)}/ticket`, { token });
+    const page = await browser.context.newPage();
+    await page.goto(live_url);
+    expect(await page.textContent("#flight-state")).toMatch(/^planned: starts \d\d:\d\d UTC$/);
+    const noScripts = await launch({ width: 1280, height: 900, mobile: false }, { javaScript: false });
+    try {
+      const still = await noScripts.context.newPage();
+      await still.goto(live_url);
+      expect(await still.textContent("#flight-state")).toMatch(/^planned: starts/);
+      expect(await still.locator("#map .terrain .contour").count()).toBeGreaterThanOrEqual(2);
+      expect(await differingShare(page, still.locator("svg#map"))).toBeGreaterThan(0.3);
+    } finally {
+      await noScripts.close();
+    }
   });
 });

@@ -102,12 +102,14 @@ describe("POST /deeplink/v1/create_flight", () => {
     });
     expect(res.status).toBe(200);
     const outer = new URL(res.json.data.link);
-    expect(`${outer.origin}${outer.pathname}`).toBe(env.DEEPLINK_BASE_URL);
+    // The default outer link is the service's own (Firebase Dynamic Links is gone).
+    expect(`${outer.origin}${outer.pathname}`).toBe(`${BASE}/deeplink/v1/open`);
     const p = outer.searchParams;
     expect(p.get("apn")).toBe(env.DEEPLINK_APN);
     expect(p.get("isi")).toBe(env.DEEPLINK_ISI);
     expect(p.get("ibi")).toBe(env.DEEPLINK_IBI);
-    expect(p.get("ofl")).toBe(env.DEEPLINK_OFL);
+    // No desktop link configured by default: the served outer link sends desktops to the creation page.
+    expect(p.has("ofl")).toBe(false);
     expect(p.get("pt")).toBe(env.DEEPLINK_PT);
     expect([p.get("efr"), p.get("utm_source"), p.get("utm_medium"), p.get("utm_campaign")]).toEqual([
       "1",

@@ -6,7 +6,7 @@ import type { Authorization } from "../domain/deeplink/callbacks";
 import type { MapView } from "../domain/deeplink/mapView";
 import { pick1Groups, type RulesetChoice } from "../domain/deeplink/rulesets";
 import type { FieldError } from "../lib/jsend";
-import { renderMapSvg } from "./map/svg";
+import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
 
 /** The advisory fields the page shows (spec 2.5). */
 export interface PageAdvisory {
@@ -189,7 +189,7 @@ function AreaMap(props: { map: MapView; geometryType: string; advisoryCount: num
       id: "map",
       className: "map",
       title: `Map of the flight ${shape} with ${props.advisoryCount} advisor${props.advisoryCount === 1 ? "y" : "ies"}`,
-    }),
+    }) + renderLegend(mapLegend(map.layers)),
   );
 }
 

@@ -1,8 +1,9 @@
 import { SYNTHETIC_MARK, SYNTHETIC_MEANING } from "../domain/airspace/synthetic";
+import type { FlightState } from "../domain/flightState";
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import { type MapContext, mapLayers } from "../domain/map/layers";
 import { type Frame, fitFrame, project } from "../domain/map/view";
-import { renderMapSvg } from "./map/svg";
+import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
 
 /**
  * The live flight page: no external assets, one inline script. It opens the flight's event stream
@@ -30,6 +31,8 @@ export interface LivePageModel {
   ceiling: number | null;
   startTime: string;
   endTime: string;
+  /** The flight's state when the page was drawn; the script moves it on with the clock. */
+  state: FlightState;
   ticket: string;
   terrain: TerrainGrid | null;
   /** The shared map, drawn here; the script adds the track in its projection. */
@@ -38,6 +41,8 @@ export interface LivePageModel {
 
 export interface LiveMap {
   svg: string;
+  /** The legend under the map (HTML). */
+  legend: string;
   projection: { x0: number; y0: number; scale: number; xScale: number };
   /** Whether it shows generated cells or zones, which the page then explains. */
   synthetic: boolean;
@@ -66,8 +71,14 @@ export function liveMap(area: Polygon, context: MapContext): LiveMap {
     track: true,
     scaleId: "scale",
   });
+  const legend = renderLegend([
+    ...mapLegend(layers),
+    { color: "#d12f2f", style: "line", text: "track; dot: latest position" },
+    { color: "#b42318", text: "conformance events where they happened (green: back in conformance)" },
+  ]);
   return {
     svg,
+    legend,
     projection: { x0: frame.x0, y0: frame.y0, scale: frame.scale, xScale: frame.xScale },
     synthetic: layers.cells.some((c) => c.synthetic) || layers.areas.some((a) => a.synthetic),
   };
@@ -79,6 +90,8 @@ const CSS = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.4 system-ui,sans-serif;color:var(--fg);background:var(--bg)}
 header{padding:12px 16px;display:flex;flex-wrap:wrap;gap:8px 16px;align-items:baseline}
 h1{font-size:18px;margin:0}#status{color:var(--muted)}#status.bad{color:var(--bad)}
+.chip{display:inline-block;padding:1px 10px;border-radius:999px;font-weight:600;font-size:14px}
+.chip.planned{background:#dbeafe;color:#1e3a8a}.chip.active{background:#dcfce7;color:#14532d}.chip.ended{background:#e5e7eb;color:#374151}
 main{display:grid;gap:12px;padding:0 12px 16px;grid-template-columns:minmax(0,3fr) minmax(0,2fr)}
 @media (max-width:800px){main{grid-template-columns:1fr}}
 section{background:var(--card);border-radius:8px;padding:10px 12px;box-shadow:0 1px 2px #0002}
@@ -96,22 +109,36 @@ export function renderLivePage(model: LivePageModel): string {
   );
   const title = `Flight ${escapeHtml(model.flightId)} live`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}</style></head><body>
-<header><h1>${title}</h1><span id="status" role="status">connecting…</span><span id="window" class="legend"></span></header>
+<header><h1>${title}</h1><span id="flight-state" class="chip ${model.state}">${escapeHtml(stateText(model.state, model.startTime, model.endTime))}</span><span>connection: <span id="status" role="status">${model.state === "ended" ? "connecting to replay the recorded flight…" : "connecting…"}</span></span><span id="window" class="legend">planned ${escapeHtml(windowText(model.startTime, model.endTime))}</span></header>
 <main>
-<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}
-<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position · grey: airspace and boundaries around</p>${model.map.synthetic ? `<p class="legend" id="synthetic-meaning">✱ ${SYNTHETIC_MARK}: ${escapeHtml(SYNTHETIC_MEANING)}</p>` : ""}</section>
+<section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}${model.map.legend}${model.map.synthetic ? `<p class="legend" id="synthetic-meaning">✱ ${SYNTHETIC_MARK}: ${escapeHtml(SYNTHETIC_MEANING)}</p>` : ""}</section>
 <section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
 <dt>Records</dt><dd id="v-records">0</dd><dt>Last record</dt><dd id="v-last">–</dd>
 <dt>Height above ground</dt><dd id="v-agl">–</dd><dt>Ceiling</dt><dd id="v-ceiling">–</dd>
 <dt>Ground speed</dt><dd id="v-speed">–</dd><dt>Vertical speed</dt><dd id="v-vs">–</dd>
 <dt>Attitude (yaw / pitch / roll)</dt><dd id="v-att">–</dd><dt>Pressure</dt><dd id="v-press">–</dd>
 <dt>Conformance</dt><dd id="v-conf">–</dd></dl></section>
-<section aria-labelledby="alt-h"><h2 id="alt-h">Altitude over the terrain</h2><svg id="alt" viewBox="0 0 600 240" role="img" aria-label="Altitude, ceiling and terrain profile"></svg>
-<p class="legend">brown: ground below the track (our elevation data) · red: the drone (altitude_msl) · dashed: ceiling above ground</p></section>
+<section aria-labelledby="alt-h"><h2 id="alt-h">Altitude over the terrain</h2><svg id="alt" viewBox="0 0 600 260" role="img" aria-label="Altitude in meters above mean sea level against time in UTC: the drone, the ceiling and the ground below it"></svg>
+<p class="legend">brown: ground below the track (our elevation data) · red: the drone (altitude_msl) · dashed: ceiling above ground · numbered: conformance events</p></section>
 <section aria-labelledby="ev-h"><h2 id="ev-h">Conformance events</h2><ol id="events"></ol></section>
 </main>
 <script type="application/json" id="model">${json}</script>
 <script>${SCRIPT}</script></body></html>`;
+}
+
+/** The chip's words for the flight's state; times are ISO UTC. */
+function stateText(state: FlightState, start: string, end: string): string {
+  if (state === "planned") return `planned: starts ${hhmm(start)} UTC`;
+  if (state === "active") return `active until ${hhmm(end)} UTC`;
+  return `ended at ${hhmm(end)} UTC`;
+}
+
+function windowText(start: string, end: string): string {
+  return `${start.replace("T", " ").slice(0, 16)} – ${end.replace("T", " ").slice(0, 16)} UTC`;
+}
+
+function hhmm(iso: string): string {
+  return iso.slice(11, 16);
 }
 
 function escapeHtml(text: string): string {
@@ -128,7 +155,13 @@ var positions=[],events=[],count=0,latest={};
 function $(id){return document.getElementById(id)}
 function el(name,attrs,parent){var e=document.createElementNS(NS,name);for(var k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e}
 function fmt(v,d,u){return v==null||!isFinite(v)?"–":v.toFixed(d)+(u?" "+u:"")}
-$("window").textContent="planned "+model.startTime.replace("T"," ").slice(0,16)+" – "+model.endTime.replace("T"," ").slice(0,16)+" UTC";
+// The flight's state (planned / active / ended) from its times and the clock, apart from the connection.
+var startMs=Date.parse(model.startTime),endMs=Date.parse(model.endTime);
+function flightState(){var now=Date.now();return now<startMs?"planned":now<=endMs?"active":"ended"}
+function hhmm(ms){return new Date(ms).toISOString().slice(11,16)}
+function showState(){var s=flightState(),chip=$("flight-state");chip.className="chip "+s;
+ chip.textContent=s==="planned"?"planned: starts "+hhmm(startMs)+" UTC":s==="active"?"active until "+hhmm(endMs)+" UTC":"ended at "+hhmm(endMs)+" UTC";return s}
+showState();setInterval(showState,10000);
 $("v-ceiling").textContent=model.ceiling==null?"none":model.ceiling+" m above ground";
 // Ground below a position, bilinear in the grid sampled from our elevation tiles; null where none.
 function ground(lat,lng){var t=model.terrain;if(!t)return null;
@@ -140,20 +173,40 @@ function ground(lat,lng){var t=model.terrain;if(!t)return null;
 // The map around the area is drawn by the server; the track goes on top in the same projection.
 var proj=model.map.projection;
 function px(lng,lat){return[((lng*proj.xScale-proj.x0)*proj.scale).toFixed(1),((-lat-proj.y0)*proj.scale).toFixed(1)]}
+// Where an event happened: its own position, else (telemetry lost) the last position before it.
+function eventPlace(e){if(e.latitude!=null)return{latitude:e.latitude,longitude:e.longitude};var t=Date.parse(e.at),p=null;
+ for(var i=0;i<positions.length&&positions[i].timestamp<=t;i++)p=positions[i];return p}
 function drawMap(){var svg=$("track");while(svg.firstChild)svg.removeChild(svg.firstChild);
  if(positions.length){el("polyline",{points:positions.map(function(p){return px(p.longitude,p.latitude).join(",")}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
   var last=positions[positions.length-1],q=px(last.longitude,last.latitude);el("circle",{cx:q[0],cy:q[1],r:5,fill:"#d12f2f",id:"latest-dot"},svg)}
- events.forEach(function(e){if(e.latitude==null)return;var q=px(e.longitude,e.latitude);el("circle",{cx:q[0],cy:q[1],r:4,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318",stroke:"#fff"},svg)})}
+ events.forEach(function(e,i){var p=eventPlace(e);if(!p)return;var q=px(p.longitude,p.latitude);
+  var g=el("g",{"class":"event-marker "+e.type,transform:"translate("+q[0]+" "+q[1]+")"},svg);
+  var t=el("title",{},g);t.textContent=(i+1)+". "+e.type.replace(/_/g," ")+" at "+e.at.slice(11,19)+" UTC";
+  el("circle",{r:8,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318",stroke:"#fff","stroke-width":1.5},g);
+  var n=el("text",{y:4,"text-anchor":"middle","font-size":10,fill:"#fff","font-weight":700},g);n.textContent=String(i+1)})}
+// Round steps for an axis: about n ticks between lo and hi.
+function ticks(lo,hi,n){var raw=(hi-lo)/n,p=Math.pow(10,Math.floor(Math.log10(raw))),f=raw/p,step=(f<1.5?1:f<3.5?2:f<7.5?5:10)*p,out=[];
+ for(var v=Math.ceil(lo/step)*step;v<=hi;v+=step)out.push(v);return{values:out,step:step}}
 function drawAlt(){var svg=$("alt");while(svg.firstChild)svg.removeChild(svg.firstChild);
- if(!positions.length)return;var t0=positions[0].timestamp,t1=Math.max(positions[positions.length-1].timestamp,t0+1);
+ var L=58,R=590,T=10,B=214;
+ el("path",{d:"M"+L+" "+T+"V"+B+"H"+R,fill:"none",stroke:"currentColor","stroke-width":1},svg);
+ var yt=el("text",{x:12,y:(T+B)/2,"font-size":11,fill:"currentColor","text-anchor":"middle",transform:"rotate(-90 12 "+(T+B)/2+")"},svg);yt.textContent="Altitude (m above mean sea level)";
+ var xt=el("text",{x:(L+R)/2,y:254,"font-size":11,fill:"currentColor","text-anchor":"middle"},svg);xt.textContent="Time (UTC)";
+ if(!positions.length)return;var t0=positions[0].timestamp,t1=Math.max(positions[positions.length-1].timestamp,t0+1000);
  var vals=[];positions.forEach(function(p){vals.push(p.altitude_msl);if(p.ground!=null){vals.push(p.ground);if(model.ceiling!=null)vals.push(p.ground+model.ceiling)}});
  var lo=Math.min.apply(null,vals)-10,hi=Math.max.apply(null,vals)+10;
- function X(t){return(40+(t-t0)/(t1-t0)*550).toFixed(1)}function Y(v){return(220-(v-lo)/(hi-lo)*210).toFixed(1)}
+ function X(t){return(L+(t-t0)/(t1-t0)*(R-L)).toFixed(1)}function Y(v){return(B-(v-lo)/(hi-lo)*(B-T)).toFixed(1)}
+ ticks(lo,hi,5).values.forEach(function(v){var y=Y(v);el("path",{d:"M"+(L-4)+" "+y+"H"+R,stroke:"currentColor","stroke-opacity":0.15},svg);
+  var tx=el("text",{x:L-6,y:+y+4,"font-size":10,fill:"currentColor","text-anchor":"end","class":"y-tick"},svg);tx.textContent=Math.round(v)+" m"});
+ var span=(t1-t0)/1000,steps=[1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200],st=steps.find(function(s){return span/s<=6})||14400;
+ for(var s=Math.ceil(t0/1000/st)*st;s*1000<=t1;s+=st){var x=X(s*1000);el("path",{d:"M"+x+" "+B+"v4",stroke:"currentColor"},svg);
+  var tt=el("text",{x:x,y:B+16,"font-size":10,fill:"currentColor","text-anchor":"middle","class":"x-tick"},svg);tt.textContent=new Date(s*1000).toISOString().slice(11,st<60?19:16)}
  var g=positions.filter(function(p){return p.ground!=null});
- if(g.length){el("polygon",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground)}).join(" ")+" "+X(g[g.length-1].timestamp)+",220 "+X(g[0].timestamp)+",220",fill:"#8b5a2b66",stroke:"#8b5a2b"},svg);
+ if(g.length){el("polygon",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground)}).join(" ")+" "+X(g[g.length-1].timestamp)+","+B+" "+X(g[0].timestamp)+","+B,fill:"#8b5a2b66",stroke:"#8b5a2b"},svg);
   if(model.ceiling!=null)el("polyline",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground+model.ceiling)}).join(" "),fill:"none",stroke:"currentColor","stroke-dasharray":"6 4"},svg)}
  el("polyline",{points:positions.map(function(p){return X(p.timestamp)+","+Y(p.altitude_msl)}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
- [lo,hi].forEach(function(v,i){var tx=el("text",{x:2,y:i?14:218,"font-size":11,fill:"currentColor"},svg);tx.textContent=Math.round(v)+" m"})}
+ events.forEach(function(e,i){var t=Date.parse(e.at);if(t<t0||t>t1)return;var x=X(t);el("path",{d:"M"+x+" "+T+"V"+B,stroke:"#b42318","stroke-dasharray":"2 3"},svg);
+  var n=el("text",{x:x,y:T+8,"font-size":10,fill:"#b42318","text-anchor":"middle","class":"event-tick"},svg);n.textContent=String(i+1)})}
 var pending=false;function redraw(){if(pending)return;pending=true;requestAnimationFrame(function(){pending=false;drawMap();drawAlt()})}
 function onRecord(r){count++;$("v-records").textContent=String(count);$("v-last").textContent=new Date(r.timestamp).toISOString().slice(11,19)+" UTC";
  if(r.type==="position"){r.ground=ground(r.latitude,r.longitude);positions.push(r);
@@ -163,11 +216,11 @@ function onRecord(r){count++;$("v-records").textContent=String(count);$("v-last"
  else if(r.type==="barometer"){$("v-press").textContent=fmt(r.pressure,1,"hPa")}}
 function onConformance(e){events.push(e);var li=document.createElement("li");li.className=e.type;
  var extra=e.type==="above_ceiling"?" ("+e.height_agl+" m above ground, ceiling "+e.ceiling+" m)":e.type==="left_area"?" ("+e.distance_m+" m outside)":"";
- li.textContent=e.at.slice(11,19)+" "+e.type.replace(/_/g," ")+extra+(e.elevation?" – "+e.elevation:"");$("events").appendChild(li);
+ li.appendChild(document.createTextNode(e.at.slice(11,19)+" "+e.type.replace(/_/g," ")+extra+(e.elevation?" – "+e.elevation:"")));$("events").appendChild(li);
  $("v-conf").textContent=e.type==="back_in_conformance"?"in conformance":e.type.replace(/_/g," ");$("v-conf").className=e.type;redraw()}
 var url="/flight/v2/"+encodeURIComponent(model.flightId)+"/telemetry/stream?ticket="+encodeURIComponent(model.ticket)+"&last_event_id=0";
 var source=new EventSource(url);
-source.addEventListener("open",function(){$("status").textContent="live";$("status").className=""});
+source.addEventListener("open",function(){$("status").textContent=flightState()==="ended"?"open (the flight has ended: its recorded track is replayed)":"live";$("status").className=""});
 source.addEventListener("record",function(m){onRecord(JSON.parse(m.data))});
 source.addEventListener("conformance",function(m){onConformance(JSON.parse(m.data))});
 source.addEventListener("error",function(){$("status").textContent=source.readyState===2?"disconnected: reload the page for a new ticket":"reconnecting…";$("status").className="bad"});

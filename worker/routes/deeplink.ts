@@ -9,7 +9,9 @@ import {
 } from "../domain/deeplink/callbacks";
 import { registerHint } from "../domain/deeplink/firstParty";
 import { checkLinkFields, creationLink, type DynamicLinkConfig, dynamicLink } from "../domain/deeplink/link";
+import { mapFrame } from "../domain/deeplink/mapView";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
+import type { Polygon } from "../domain/geojson";
 import type { AppEnv, Bindings } from "../env";
 import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
@@ -27,8 +29,10 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
+import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
 import { unknownRulesetIds } from "../store/rulesets";
+import { outerLinkBase } from "./appLinks";
 
 const LinkRequest = z
   .object({
@@ -89,20 +93,22 @@ const addCallback = createRoute({
 
 const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
 
-/** The operator's values, refused when unset: a link without them would not open the app. */
-function dynamicLinkConfig(env: Bindings): DynamicLinkConfig {
+/**
+ * The operator's values, refused when unset: a link without them would not open the app. The
+ * outer link is this service's own unless the operator names another; `ofl` may be empty.
+ */
+function dynamicLinkConfig(env: Bindings, origin: string): DynamicLinkConfig {
   const config = {
-    baseUrl: env.DEEPLINK_BASE_URL,
+    baseUrl: outerLinkBase(env, origin),
     apn: env.DEEPLINK_APN,
     isi: env.DEEPLINK_ISI,
     ibi: env.DEEPLINK_IBI,
-    ofl: env.DEEPLINK_OFL,
     pt: env.DEEPLINK_PT,
   };
   const missing = Object.entries(config).filter(([, value]) => !value);
   if (missing.length > 0)
     throw new Error(`deep link not configured: set ${missing.map(([k]) => k).join(", ")}`);
-  return config;
+  return { ...config, ofl: env.DEEPLINK_OFL };
 }
 
 export const deeplinkRoutes = createRouter()
@@ -125,7 +131,9 @@ export const deeplinkRoutes = createRouter()
     if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
     const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
     const creation = creationLink(appLinkBase, account.publicId, request);
-    return success(c, { link: dynamicLink(dynamicLinkConfig(c.env), creation, account.publicId) });
+    return success(c, {
+      link: dynamicLink(dynamicLinkConfig(c.env, new URL(c.req.url).origin), creation, account.publicId),
+    });
   })
   .openapi(listCallbacks, async (c) => success(c, await listCallbackPrefixes(c.var.db, c.var.account.id)))
   .openapi(addCallback, async (c) => {
@@ -167,7 +175,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     const area = areaOf(link, form);
     const [airspace, context] = await Promise.all([
       loadAirspace(api, area, (rulesets) => initialSelection(rulesets, link.request.rulesetIds)),
-      loadMapContext(c.var.db, area, form),
+      mapContextWithGround(c, area, form),
     ]);
     return page(
       c,
@@ -207,16 +215,21 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
       errors.push(...created.errors);
     }
   }
-  const model = pageModel(
-    link,
-    form,
-    airspace,
-    area,
-    url,
-    errors,
-    await loadMapContext(c.var.db, area, form),
-  );
+  const model = pageModel(link, form, airspace, area, url, errors, await mapContextWithGround(c, area, form));
   return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200, link);
+}
+
+/** The map's context from the embedded data and its ground from the elevation tiles, read together. */
+async function mapContextWithGround(
+  c: Context<AppEnv>,
+  area: Polygon,
+  form: Parameters<typeof loadMapContext>[2],
+) {
+  const [context, terrain] = await Promise.all([
+    loadMapContext(c.var.db, area, form),
+    mapTerrain(c.env.ELEVATION, mapFrame(area), (p) => c.executionCtx.waitUntil(p)),
+  ]);
+  return { ...context, terrain, basemap: mapBasemap(c.env) };
 }
 
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */
@@ -234,7 +247,7 @@ function page(c: Context<AppEnv>, html: string, status: 200 | 400, link?: Opened
   const formTargets = ["'self'", ...(callback ? [new URL(callback).origin] : [])].join(" ");
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'unsafe-inline'; img-src ${mapImageSources(mapBasemap(c.env))}; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");

@@ -4,6 +4,7 @@ import { recordTimeProblem, timeWindowText } from "../../proto/recordTime";
 import { createRouter } from "../app";
 import type { ConformanceEvent } from "../domain/conformance";
 import { sampleElevations } from "../domain/elevation/sampling";
+import { flightState } from "../domain/flightState";
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { AppEnv } from "../env";
@@ -16,9 +17,10 @@ import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
+import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
-import { mapContext } from "../store/mapContext";
+import { type MapContext, mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
@@ -293,7 +295,7 @@ export const liveRoutes = createRouter()
       ticket ?? (await ticketFor(c, flight, Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS));
     c.header(
       "Content-Security-Policy",
-      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
@@ -304,16 +306,24 @@ export const liveRoutes = createRouter()
         ceiling: flight.maxAltitude > 0 ? flight.maxAltitude : null,
         startTime: isoTime(flight.startTime),
         endTime: isoTime(flight.endTime),
+        state: flightState(flight, Date.now()),
         ticket: pageTicket,
         terrain: await terrainGrid(c, flight.geometry),
-        map: liveMap(
-          flight.geometry,
-          await mapContext(c.var.db, liveFrame(flight.geometry).box, flight.startTime, flight.endTime),
-        ),
+        map: liveMap(flight.geometry, await liveMapContext(c, flight)),
       }),
       200,
     ) as never;
   });
+
+/** The live map's context from the embedded data and its ground from the elevation tiles. */
+async function liveMapContext(c: Context<AppEnv>, flight: FlightRow): Promise<MapContext> {
+  const frame = liveFrame(flight.geometry);
+  const [context, terrain] = await Promise.all([
+    mapContext(c.var.db, frame.box, flight.startTime, flight.endTime),
+    mapTerrain(c.env.ELEVATION, frame, (p) => c.executionCtx.waitUntil(p)),
+  ]);
+  return { ...context, terrain, basemap: mapBasemap(c.env) };
+}
 
 /** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */
 async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {

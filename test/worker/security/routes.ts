@@ -327,6 +327,10 @@ export const PUBLIC_ROUTES: string[] = [
   // The deep-link page: it acts as the account its link names (test/worker/deeplink*.test.ts).
   "GET /create_flight/v1",
   "POST /create_flight/v1",
+  // The outer deep link and the app association files (test/worker/appLinks.test.ts).
+  "GET /deeplink/v1/open",
+  "GET /.well-known/apple-app-site-association",
+  "GET /.well-known/assetlinks.json",
   // A browser's live stream carries a signed ticket instead; without one it asks for the API key
   // (test/worker/live.test.ts). Not in the matrix: its 200 is an endless event stream.
   "GET /flight/v2/:flight_id/telemetry/stream",

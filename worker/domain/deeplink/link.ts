@@ -130,6 +130,7 @@ export interface DynamicLinkConfig {
   apn: string;
   isi: string;
   ibi: string;
+  /** Empty: left out, and the served outer link sends desktops to the creation page. */
   ofl: string;
   pt: string;
 }
@@ -139,12 +140,12 @@ export interface DynamicLinkConfig {
  * iOS analytics pair (`ct`, `mt`, which other platforms ignore) and the operator's fixed parameters.
  */
 export function dynamicLink(config: DynamicLinkConfig, creation: string, storeId: string): string {
-  const params: [string, string][] = [
+  const params: [string, string | undefined][] = [
     ["link", creation],
     ["apn", config.apn],
     ["isi", config.isi],
     ["ibi", config.ibi],
-    ["ofl", config.ofl],
+    ["ofl", config.ofl || undefined],
     ["pt", config.pt],
     ["efr", "1"],
     ["utm_source", "partner"],

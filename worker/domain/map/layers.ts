@@ -1,5 +1,9 @@
 import { CELLS_PER_DEGREE } from "../airspace/facilityGrid";
+import type { CarpetValues } from "../elevation/carpet";
+import type { CarpetPlan } from "../elevation/sampling";
 import type { Geometry, Polygon, Position } from "../geojson";
+import { type Basemap, type BasemapTile, basemapTiles } from "./basemap";
+import { type TerrainLayer, terrainLayer } from "./terrain";
 import {
   type DistanceUnit,
   type Frame,
@@ -26,6 +30,10 @@ export interface MapContext {
   areas: { id: string; type: string; name: string; geometry: Geometry; synthetic: boolean }[];
   /** Facility-map cells: the grid the FAA gives ceilings on; `synthetic` when the map is generated. */
   facilityCells: { row: number; col: number; ceilingFt: number; airportId: string; synthetic: boolean }[];
+  /** The ground from our elevation tiles, sampled on terrainPlan(frame); absent where none is loaded. */
+  terrain?: { plan: CarpetPlan; carpet: CarpetValues; sourceStep?: number };
+  /** The operator's raster basemap (MAP_RASTER_TILES), if one is set. */
+  basemap?: Basemap;
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -47,6 +55,10 @@ export interface MapLayers {
     synthetic: boolean;
   }[];
   airports: { x: number; y: number; type: string; name: string; label: string }[];
+  /** Hillshade and contours, where a tile covers the view. */
+  terrain?: TerrainLayer;
+  /** The operator's raster tiles under everything, with their attribution. */
+  basemap?: { tiles: BasemapTile[]; attribution: string };
   scale: ScaleBar;
 }
 
@@ -106,6 +118,13 @@ export function mapLayers(
     areas,
     cells,
     airports,
+    basemap: context.basemap && {
+      tiles: basemapTiles(frame, context.basemap),
+      attribution: context.basemap.attribution,
+    },
+    terrain:
+      context.terrain &&
+      terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit, context.terrain.sourceStep),
     scale: scaleBar(frame, unit),
   };
 }

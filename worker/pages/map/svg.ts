@@ -1,9 +1,10 @@
 import { SYNTHETIC_MARK } from "../../domain/airspace/synthetic";
 import type { MapLayers } from "../../domain/map/layers";
+import { greyPng, pngDataUrl } from "../../lib/png";
 
 /**
  * The shared map of the deep-link and live pages as one server-rendered SVG: land and boundaries,
- * airspace areas (advisories in their color, other airspace in grey), facility-map cells with their
+ * the ground (hillshade and contours from our elevation tiles), airspace areas (advisories in their color, other airspace in grey), facility-map cells with their
  * ceilings, airports, the flight's area, route or point, the advisory markers, a scale bar and a
  * north arrow. No scripts and no external assets; the live page adds its track in `#track`.
  * Generated cells carry a ✱ and generated zones a hatching (and "synthetic data" in their titles),
@@ -54,18 +55,29 @@ export function renderMapSvg(m: MapDrawing): string {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>`);
   out.push(`<title id="${esc(m.id ?? "map")}-title">${esc(m.title)}</title>`);
   out.push(`<rect width="${width}" height="${height}" fill="#e6ecf1"/>`);
+  const basemap = layers.basemap;
+  if (basemap) {
+    out.push(`<g class="basemap">`);
+    for (const t of basemap.tiles)
+      out.push(
+        `<image href="${esc(t.href)}" x="${t.x}" y="${t.y}" width="${t.width}" height="${t.height}" preserveAspectRatio="none"/>`,
+      );
+    out.push("</g>");
+  }
   if (layers.boundaries.length > 0) {
     // Land over the neutral background, so coasts show; counties thin above states.
     const ordered = [...layers.boundaries].sort((a, b) => regionOrder(a.region) - regionOrder(b.region));
     out.push(`<g class="boundaries" fill-rule="evenodd">`);
     for (const b of ordered) {
       const county = b.region === "county";
+      // Over a basemap, outlines only: its own land and water show through.
       out.push(
-        `<path class="boundary ${esc(b.region)}" d="${b.d}" fill="${county ? "none" : "#f7f5ee"}" stroke="${county ? "#b8b2a3" : "#8a8270"}" stroke-width="${county ? 0.7 : 1.3}"${county ? ' stroke-dasharray="4 3"' : ""}><title>${esc(b.name)}</title></path>`,
+        `<path class="boundary ${esc(b.region)}" d="${b.d}" fill="${county || basemap ? "none" : "#f7f5ee"}" stroke="${county ? "#b8b2a3" : "#8a8270"}" stroke-width="${county ? 0.7 : 1.3}"${county ? ' stroke-dasharray="4 3"' : ""}><title>${esc(b.name)}</title></path>`,
       );
     }
     out.push("</g>");
   }
+  if (layers.terrain) out.push(terrainSvg(layers.terrain));
   if (layers.cells.length > 0) {
     out.push(`<g class="facility-cells" stroke="#fff" stroke-width="0.5">`);
     for (const c of layers.cells) {
@@ -132,11 +144,83 @@ export function renderMapSvg(m: MapDrawing): string {
   out.push(
     `<g class="scale"><rect x="8" y="${y - 22}" width="${round(s.pixels + 24)}" height="30" rx="3" fill="#fff" fill-opacity="0.8"/><path d="M20 ${y - 5}v5h${s.pixels}v-5" fill="none" stroke="#111" stroke-width="2"/><text${m.scaleId ? ` id="${esc(m.scaleId)}"` : ""} x="20" y="${y - 9}" font-size="12" fill="#111">${esc(s.label)}</text></g>`,
   );
+  if (basemap)
+    out.push(
+      `<text class="attribution" x="${width - 4}" y="${height - 4}" font-size="10" text-anchor="end" fill="#111" paint-order="stroke" stroke="#fff" stroke-width="3">${esc(basemap.attribution)}</text>`,
+    );
   out.push(
     `<g class="north" transform="translate(${width - 22} 30)"><circle r="14" fill="#fff" fill-opacity="0.8"/><path d="M0 -10L6 8L0 4L-6 8Z" fill="#111"/><text y="-16" font-size="10" text-anchor="middle" fill="#111">N</text></g>`,
   );
   out.push("</svg>");
   return out.join("");
+}
+
+/**
+ * The hillshade as a small greyscale PNG multiplied over the land (white leaves it as it is), scaled
+ * smoothly by the browser: one pixel a sample is a few KiB where SVG cells would be thousands of
+ * elements. Contours above it, index contours heavier.
+ */
+function terrainSvg(t: NonNullable<MapLayers["terrain"]>): string {
+  const { image } = t;
+  const href = pngDataUrl(greyPng(t.cols, t.rows, t.shade));
+  const lines = t.contours
+    .map(
+      (c) =>
+        `<path class="contour${c.major ? " major" : ""}" d="${c.d}" stroke-width="${c.major ? 1.1 : 0.6}"><title>${c.level} ${t.unit}</title></path>`,
+    )
+    .join("");
+  return `<g class="terrain" data-interval="${t.interval}"><image class="hillshade" href="${href}" x="${image.x}" y="${image.y}" width="${image.width}" height="${image.height}" preserveAspectRatio="none" style="mix-blend-mode:multiply"/><g class="contours" fill="none" stroke="#8a5a2b" stroke-opacity="0.55">${lines}</g></g>`;
+}
+
+export interface LegendEntry {
+  /** A CSS color for the swatch, or none for a text-only line. */
+  color?: string;
+  /** A dashed or outlined swatch instead of a filled one. */
+  style?: "fill" | "line" | "dashed";
+  text: string;
+}
+
+/**
+ * What the map shows, one entry a layer actually drawn; pages append their own (the track) and
+ * marks such as the synthetic-data one. An HTML list, so it reads without the image.
+ */
+export function mapLegend(layers: MapLayers): LegendEntry[] {
+  const entries: LegendEntry[] = [{ color: "#2563eb", text: "flight area (with buffer)" }];
+  const t = layers.terrain;
+  entries.push(
+    t
+      ? {
+          color: "#8a5a2b",
+          style: "line",
+          text: `ground: hillshade and contours every ${t.interval} ${t.unit} (${t.low}–${t.high} ${t.unit}), from our elevation data`,
+        }
+      : { text: "no elevation data loaded under this view: no ground relief" },
+  );
+  if (layers.basemap) entries.push({ text: `basemap: ${layers.basemap.attribution}` });
+  if (layers.boundaries.length > 0) entries.push({ color: "#8a8270", style: "line", text: "boundaries" });
+  if (layers.areas.length > 0)
+    entries.push({ color: NEUTRAL, style: "dashed", text: "airspace (advisories in their color)" });
+  if (layers.cells.length > 0)
+    entries.push({ color: "#c2410c", text: "facility map cells: ceiling in ft above ground" });
+  if (layers.airports.length > 0)
+    entries.push({ color: "#1f2937", style: "line", text: "airports and heliports" });
+  return entries;
+}
+
+export function renderLegend(entries: LegendEntry[], id = "map-legend"): string {
+  const items = entries
+    .map((e) => {
+      const swatch = e.color
+        ? `<span aria-hidden="true" style="display:inline-block;width:14px;height:${e.style === "fill" || !e.style ? 10 : 0}px;margin-right:6px;vertical-align:middle;${
+            e.style === "fill" || !e.style
+              ? `background:${e.color};opacity:.6`
+              : `border-top:2px ${e.style === "dashed" ? "dashed" : "solid"} ${e.color}`
+          }"></span>`
+        : "";
+      return `<li>${swatch}${esc(e.text)}</li>`;
+    })
+    .join("");
+  return `<ul id="${esc(id)}" class="map-legend" style="list-style:none;margin:4px 0 0;padding:0;font-size:12px;color:#5b6470">${items}</ul>`;
 }
 
 function regionOrder(region: string): number {
