@@ -9,7 +9,13 @@ import {
 } from "../domain/airspace/feeds/arcgis";
 import type { SkippedRecords } from "../domain/airspace/feeds/freshness";
 import type { ArcGisFeed, ConfiguredFeed, SyncSettings, TfrFeed } from "../domain/airspace/feeds/sources";
-import { tfrDetailTimes, tfrDetailUrl, tfrList, tfrListUrl, tfrShapesUrl } from "../domain/airspace/feeds/tfr";
+import {
+  tfrDetailTimes,
+  tfrDetailUrl,
+  tfrList,
+  tfrListUrl,
+  tfrShapesUrl,
+} from "../domain/airspace/feeds/tfr";
 import { parseTfr } from "../domain/airspace/formats/faaTfr";
 import type { AirspaceRecord, FacilityMapRecord } from "../domain/airspace/formats/records";
 import type { Parsed, SourceFeature } from "../domain/airspace/formats/source";
@@ -103,7 +109,14 @@ export async function syncFeeds(ctx: SyncContext, options: { force?: boolean } =
       const message = error instanceof FeedError ? error.message : `${(error as Error).message ?? error}`;
       ctx.log(`${feed.name}: failed: ${message}; the loaded version is kept`);
       await ctx.sql.execute(abandonRun(feed.name, feed.url, message, ctx.now()));
-      outcome = { feed: feed.name, url: feed.url, outcome: "failed", error: message, skipped: [], requests: 0 };
+      outcome = {
+        feed: feed.name,
+        url: feed.url,
+        outcome: "failed",
+        error: message,
+        skipped: [],
+        requests: 0,
+      };
     }
     outcomes.push({ ...outcome, requests: budget.used - before });
   }
@@ -137,10 +150,17 @@ async function syncFeed(
   }
   const step = feed.kind === "arcgis" ? arcGisStep : tfrStep;
   for (;;) {
-    const next: Step = budget.left > 0 || cursor < 0 ? await step(ctx, feed as never, cursor, budget, skipped) : "wait";
+    const next: Step =
+      budget.left > 0 || cursor < 0 ? await step(ctx, feed as never, cursor, budget, skipped) : "wait";
     if (next === "wait") {
       ctx.log(`${feed.name}: request budget used up; the next invocation carries on from ${cursor}`);
-      return { feed: feed.name, url: feed.url, outcome: "continuing", skipped: [...skipped.values()], requests: 0 };
+      return {
+        feed: feed.name,
+        url: feed.url,
+        outcome: "continuing",
+        skipped: [...skipped.values()],
+        requests: 0,
+      };
     }
     if (next === "done") break;
     cursor = next.cursor;
@@ -212,7 +232,11 @@ async function tfrStep(
     const listed = tfrList(await getJson(ctx, listUrl, budget), listUrl);
     const shapesUrl = tfrShapesUrl(feed.url);
     const shapes = await getJson(ctx, shapesUrl, budget);
-    if (typeof shapes !== "object" || shapes === null || (shapes as { type?: unknown }).type !== "FeatureCollection")
+    if (
+      typeof shapes !== "object" ||
+      shapes === null ||
+      (shapes as { type?: unknown }).type !== "FeatureCollection"
+    )
       throw new FeedError("not a GeoJSON FeatureCollection of TFR shapes", shapesUrl);
     const byNotam = new Map(listed.map((t) => [t.notam, t]));
     const { features } = parseEach(parseTfr, (shapes as { features: SourceFeature[] }).features, skipped);

@@ -1,5 +1,5 @@
-import type { AirspaceRecord, FacilityMapRecord } from "../domain/airspace/formats/records";
 import type { DatasetNote, FeedState } from "../domain/airspace/feeds/freshness";
+import type { AirspaceRecord, FacilityMapRecord } from "../domain/airspace/formats/records";
 import { representativePoint } from "../domain/airspace/geometry";
 import { expandBox, indexCells } from "../domain/airspace/spatialGrid";
 import { bboxOf, roundCoordinate } from "../domain/geojson";
@@ -21,7 +21,8 @@ export interface SqlRunner {
 export function d1Runner(db: D1Database): SqlRunner {
   return {
     async execute(statements) {
-      if (statements.length > 0) await db.batch(statements.map((s) => db.prepare(s.sql).bind(...(s.params ?? []))));
+      if (statements.length > 0)
+        await db.batch(statements.map((s) => db.prepare(s.sql).bind(...(s.params ?? []))));
     },
     async query<T>(sql: string, params: unknown[] = []) {
       return (
@@ -98,7 +99,7 @@ export function abandonRun(feed: string, origin: string, error: string, now: num
             ON CONFLICT (name) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,
               last_error = excluded.last_error, last_error_at = excluded.last_error_at,
               run_version = NULL, run_started_at = NULL, run_cursor = NULL, run_skipped = NULL`,
-      params: [feed, origin, now, error, now, ],
+      params: [feed, origin, now, error, now],
     },
   ];
 }
@@ -113,7 +114,11 @@ export function confirmUnchanged(feed: string, now: number): Statement {
 }
 
 /** Staged rows for records of one page (external ids `<feed>:<source id>`, index cells computed here). */
-export function stageStatements(feed: string, features: AirspaceRecord[], maps: FacilityMapRecord[]): Statement[] {
+export function stageStatements(
+  feed: string,
+  features: AirspaceRecord[],
+  maps: FacilityMapRecord[],
+): Statement[] {
   const featureRows: unknown[][] = [];
   const cellRows: unknown[][] = [];
   for (const record of features) {
@@ -159,7 +164,10 @@ export function stageStatements(feed: string, features: AirspaceRecord[], maps: 
         ceiling_code, effective_start, effective_end, last_updated, city, state, country, source)`,
       featureRows,
     ),
-    ...insertStatements("INSERT OR IGNORE INTO airspace_feed_staged_cells (feed, external_id, level, x, y)", cellRows),
+    ...insertStatements(
+      "INSERT OR IGNORE INTO airspace_feed_staged_cells (feed, external_id, level, x, y)",
+      cellRows,
+    ),
     // An airport's cells come over several pages: its map is staged once.
     ...insertStatements(
       "INSERT OR IGNORE INTO airspace_feed_staged_maps (feed, airport_id, icao, name, laanc, last_edit, source)",
@@ -183,7 +191,12 @@ export async function stagedCount(sql: SqlRunner, feed: string): Promise<number>
 }
 
 /** The staged TFRs' NOTAM ids from `offset`, in a stable order, for their details. */
-export async function stagedNotams(sql: SqlRunner, feed: string, offset: number, limit: number): Promise<string[]> {
+export async function stagedNotams(
+  sql: SqlRunner,
+  feed: string,
+  offset: number,
+  limit: number,
+): Promise<string[]> {
   const rows = await sql.query<{ notam: string }>(
     `SELECT DISTINCT json_extract(properties, '$.notam') AS notam FROM airspace_feed_staged_features
      WHERE feed = ? AND notam IS NOT NULL ORDER BY notam LIMIT ? OFFSET ?`,
@@ -193,7 +206,12 @@ export async function stagedNotams(sql: SqlRunner, feed: string, offset: number,
 }
 
 /** A TFR's times from its detail, on every staged shape of it. */
-export function setStagedTimes(feed: string, notam: string, start: number | null, end: number | null): Statement {
+export function setStagedTimes(
+  feed: string,
+  notam: string,
+  start: number | null,
+  end: number | null,
+): Statement {
   return {
     sql: `UPDATE airspace_feed_staged_features SET effective_start = ?, effective_end = ?
           WHERE feed = ? AND json_extract(properties, '$.notam') = ?`,

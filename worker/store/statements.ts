@@ -48,4 +48,3 @@ export function insertStatements(head: string, rows: unknown[][]): Statement[] {
   if (values.length > 0) statements.push({ sql: `${head} VALUES ${values.join(",")}` });
   return statements;
 }
-

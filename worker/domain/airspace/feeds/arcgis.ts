@@ -56,8 +56,12 @@ export function arcGisAnswer(json: unknown, url: string): Record<string, unknown
     throw new FeedError("not an ArcGIS answer (expected a JSON object)", url);
   const { error } = json as { error?: { code?: unknown; message?: unknown; details?: unknown } };
   if (error) {
-    const details = Array.isArray(error.details) && error.details.length > 0 ? `: ${error.details.join("; ")}` : "";
-    throw new FeedError(`ArcGIS error ${error.code ?? "?"} "${error.message ?? "no message"}"${details}`, url);
+    const details =
+      Array.isArray(error.details) && error.details.length > 0 ? `: ${error.details.join("; ")}` : "";
+    throw new FeedError(
+      `ArcGIS error ${error.code ?? "?"} "${error.message ?? "no message"}"${details}`,
+      url,
+    );
   }
   return json as Record<string, unknown>;
 }
@@ -93,6 +97,7 @@ export function versionFromLayerInfo(json: unknown, url: string): string {
   const answer = arcGisAnswer(json, url);
   const info = answer.editingInfo as { lastEditDate?: unknown; dataLastEditDate?: unknown } | undefined;
   const edited = info?.dataLastEditDate ?? info?.lastEditDate;
-  if (typeof edited !== "number") throw new FeedError("layer description without editingInfo.lastEditDate", url);
+  if (typeof edited !== "number")
+    throw new FeedError("layer description without editingInfo.lastEditDate", url);
   return `edited:${edited}`;
 }

@@ -63,7 +63,8 @@ const ORIGIN_OF_FORMAT: Record<string, string> = {
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
-const every = (ms: number) => (ms % 86_400_000 === 0 ? `every ${ms / 86_400_000} d` : `every ${ms / 3_600_000} h`);
+const every = (ms: number) =>
+  ms % 86_400_000 === 0 ? `every ${ms / 86_400_000} d` : `every ${ms / 3_600_000} h`;
 
 /**
  * A feed's freshness: `degraded` once its last good copy is older than its cycle (or it never had
@@ -89,7 +90,8 @@ export function feedFreshness(
     kind: "feed",
     title: feed.title,
     origin: state?.origin ?? options.url,
-    format: feed.kind === "tfr" ? "tfr.faa.gov list, WFS shapes, XNOTAM detail" : "ArcGIS FeatureServer GeoJSON",
+    format:
+      feed.kind === "tfr" ? "tfr.faa.gov list, WFS shapes, XNOTAM detail" : "ArcGIS FeatureServer GeoJSON",
     version: state?.version ?? null,
     cycle: every(feed.everyMs),
     valid_until: iso(lastSuccess === null ? null : lastSuccess + feed.everyMs),

@@ -113,7 +113,9 @@ export function syncSettings(vars: SyncVars): SyncSettings | { error: string } {
     .filter((s) => s && s !== "none");
   const unknown = listed.filter((name) => !FEED_NAMES.includes(name));
   if (unknown.length > 0)
-    return { error: `AIRSPACE_FEEDS names unknown feeds (${unknown.join(", ")}): use ${FEED_NAMES.join(", ")}` };
+    return {
+      error: `AIRSPACE_FEEDS names unknown feeds (${unknown.join(", ")}): use ${FEED_NAMES.join(", ")}`,
+    };
   const feeds: ConfiguredFeed[] = [];
   for (const feed of FEEDS.filter((f) => listed.includes(f.name))) {
     const url = vars[feed.urlVar]?.trim() || feed.defaultUrl;
@@ -122,7 +124,8 @@ export function syncSettings(vars: SyncVars): SyncSettings | { error: string } {
   }
   const requestsPerRun = positive(vars.AIRSPACE_SYNC_REQUESTS_PER_RUN, 40);
   const pageSize = positive(vars.AIRSPACE_SYNC_PAGE_SIZE, 1000);
-  if (requestsPerRun === undefined) return { error: "AIRSPACE_SYNC_REQUESTS_PER_RUN must be a positive integer" };
+  if (requestsPerRun === undefined)
+    return { error: "AIRSPACE_SYNC_REQUESTS_PER_RUN must be a positive integer" };
   if (pageSize === undefined || pageSize > 2000)
     return { error: "AIRSPACE_SYNC_PAGE_SIZE must be an integer from 1 to 2000" };
   return { feeds, requestsPerRun, pageSize };

@@ -1,5 +1,5 @@
-import { cellOfPolygon } from "../facilityGrid";
 import { METERS_PER_FOOT } from "../../units";
+import { cellOfPolygon } from "../facilityGrid";
 import type { FacilityMapRecord } from "./records";
 import { cleanGeometry, count, featuresOf, numberOf, type Parsed, sourceTime } from "./source";
 
