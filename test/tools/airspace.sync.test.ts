@@ -7,6 +7,8 @@ import { FEED_URLS, type RecordedFeeds, recordedFeeds } from "./recordedFeeds";
 import { SqliteTarget } from "./sqliteTarget";
 
 const BASE = "http://feeds.test";
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/airspace/feeds");
+const readFixture = (name: string) => readFileSync(path.join(FIXTURES, `recorded-from-docs_${name}`), "utf8");
 const NOW = Date.parse("2026-11-27T02:00:00Z");
 const HOUR = 3_600_000;
 
@@ -17,7 +19,7 @@ let lines: string[];
 
 beforeEach(async () => {
   db = await SqliteTarget.open();
-  feeds = recordedFeeds();
+  feeds = recordedFeeds(readFixture);
   now = NOW;
   lines = [];
 });
@@ -106,15 +108,7 @@ describe("ArcGIS feeds (Class Airspace, recorded-from-docs pages)", () => {
 
   it("an error page mid-run (HTTP 200 with error) drops the partial version and keeps the loaded one", async () => {
     await syncFeeds(context("faa_class_airspace"), { force: true });
-    const layer = JSON.parse(
-      readFileSync(
-        path.resolve(
-          import.meta.dirname,
-          "../fixtures/airspace/feeds/recorded-from-docs_arcgis_class_airspace_layer.json",
-        ),
-        "utf8",
-      ),
-    );
+    const layer = JSON.parse(readFixture("arcgis_class_airspace_layer.json"));
     layer.editingInfo.lastEditDate = layer.editingInfo.dataLastEditDate = 1782000000000;
     feeds.override.set("/arcgis/Class_Airspace/FeatureServer/0", {
       status: 200,
@@ -122,13 +116,7 @@ describe("ArcGIS feeds (Class Airspace, recorded-from-docs pages)", () => {
     });
     feeds.override.set("/arcgis/Class_Airspace/FeatureServer/0/query@2", {
       status: 200,
-      body: readFileSync(
-        path.resolve(
-          import.meta.dirname,
-          "../fixtures/airspace/feeds/recorded-from-docs_arcgis_error_page.json",
-        ),
-        "utf8",
-      ),
+      body: readFixture("arcgis_error_page.json"),
     });
     now += 25 * HOUR;
     const [outcome] = await syncFeeds(context("faa_class_airspace"));

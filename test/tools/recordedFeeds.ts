@@ -1,14 +1,11 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-
 /**
  * The FAA feeds as recorded-from-docs answers (test/fixtures/airspace/feeds), served by URL: as a
  * fake fetch for the sync's tests, and by the local HTTP server the command's tests point it at.
  * ArcGIS layers live under /arcgis/<service>/FeatureServer/0, tfr.faa.gov under /tfr.
  */
 
-const DIR = path.resolve(import.meta.dirname, "../fixtures/airspace/feeds");
-const fixture = (name: string) => readFileSync(path.join(DIR, `recorded-from-docs_${name}`), "utf8");
+/** A fixture's text by the name after `recorded-from-docs_`: read from disk in Node, bundled in workerd. */
+export type FixtureReader = (name: string) => string;
 
 export interface RecordedFeeds {
   /** Answers to use instead of the recorded ones, by `<pathname>` or `<pathname>@<resultOffset>`. */
@@ -27,7 +24,7 @@ export const FEED_URLS = (base: string) => ({
   AIRSPACE_FEED_URL_FAA_NATIONAL_SECURITY_UAS: `${base}/arcgis/National_Security_UAS_Flight_Restrictions/FeatureServer/0`,
 });
 
-export function recordedFeeds(): RecordedFeeds {
+export function recordedFeeds(fixture: FixtureReader): RecordedFeeds {
   const override = new Map<string, { status: number; body: string }>();
   const asked: string[] = [];
   const ok = (body: string) => ({ status: 200, body });

@@ -67,8 +67,8 @@ const every = (ms: number) =>
   ms % 86_400_000 === 0 ? `every ${ms / 86_400_000} d` : `every ${ms / 3_600_000} h`;
 
 /**
- * A feed's freshness: `degraded` once its last good copy is older than its cycle (or it never had
- * one, or it holds nothing); `unknown` while switched off and never loaded.
+ * A feed's freshness: `degraded` once its last good copy is older than its cycle, when it holds
+ * nothing, or when it has only ever failed; `unknown` before its first sync.
  */
 export function feedFreshness(
   feed: Feed,
@@ -80,9 +80,11 @@ export function feedFreshness(
   const records = dataset?.records ?? 0;
   const lastSuccess = state?.lastSuccessAt ?? null;
   const level: Level =
-    !options.enabled && lastSuccess === null
-      ? "unknown"
-      : lastSuccess === null || records === 0 || now - lastSuccess > feed.everyMs
+    lastSuccess === null
+      ? state?.lastError
+        ? "degraded"
+        : "unknown"
+      : records === 0 || now - lastSuccess > feed.everyMs
         ? "degraded"
         : "normal";
   return {

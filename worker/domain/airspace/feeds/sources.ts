@@ -18,7 +18,7 @@ interface FeedBase {
   /** How often a current copy is fetched; a copy older than this is `degraded`. */
   everyMs: number;
   /** The wrangler var that overrides `defaultUrl`. */
-  urlVar: string;
+  urlVar: UrlVar;
   defaultUrl: string;
 }
 
@@ -99,7 +99,17 @@ export interface SyncSettings {
   pageSize: number;
 }
 
-export type SyncVars = Partial<Record<string, string>>;
+type UrlVar =
+  | "AIRSPACE_FEED_URL_FAA_TFR"
+  | "AIRSPACE_FEED_URL_FAA_UAS_FACILITY_MAP"
+  | "AIRSPACE_FEED_URL_FAA_CLASS_AIRSPACE"
+  | "AIRSPACE_FEED_URL_FAA_SPECIAL_USE_AIRSPACE"
+  | "AIRSPACE_FEED_URL_FAA_NATIONAL_SECURITY_UAS";
+
+/** The vars the sync reads: the worker's bindings, or the command's environment. */
+export type SyncVars = {
+  [K in UrlVar | "AIRSPACE_FEEDS" | "AIRSPACE_SYNC_REQUESTS_PER_RUN" | "AIRSPACE_SYNC_PAGE_SIZE"]?: string;
+};
 
 /**
  * Settings from the wrangler vars (or the command's environment): AIRSPACE_FEEDS lists the feeds
