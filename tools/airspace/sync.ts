@@ -11,6 +11,7 @@ ${FEEDS.map((f) => `  ${f.name.padEnd(27)} ${f.title}`).join("\n")}
 
 Options:
   --source <feed>   only this feed (repeat for several); default every feed in AIRSPACE_FEEDS
+  --full            fetch every layer in full, even one whose edit date says it has not changed
   --local           write to the local state that npm start serves (the default)
   --remote          write to the deployed database (run the D1 migrations there first)
   --help            this text
@@ -29,6 +30,7 @@ Examples:
 
 const OPTIONS = {
   source: { type: "string", multiple: true },
+  full: { type: "boolean" },
   local: { type: "boolean" },
   remote: { type: "boolean" },
 } as const;
@@ -66,7 +68,7 @@ async function main() {
   };
   const final = new Map<string, Awaited<ReturnType<typeof syncFeeds>>[number]>();
   try {
-    let outcomes = await syncFeeds(context, { force: true });
+    let outcomes = await syncFeeds(context, { all: true, force: values.full });
     for (;;) {
       for (const o of outcomes) {
         const earlier = final.get(o.feed);

@@ -77,11 +77,18 @@ class Budget {
   }
 }
 
+export interface SyncOptions {
+  /** Every feed now, due or not (the command). */
+  all?: boolean;
+  /** Every feed now, fetched in full even when its layer reports no change (`airspace:sync --full`). */
+  force?: boolean;
+}
+
 /**
  * One invocation: expires past TFRs, then works on each configured feed that has a run under way or
- * is due (`force`: every feed, as the command does), within the settings' request budget.
+ * is due, within the settings' request budget.
  */
-export async function syncFeeds(ctx: SyncContext, options: { force?: boolean } = {}): Promise<FeedOutcome[]> {
+export async function syncFeeds(ctx: SyncContext, options: SyncOptions = {}): Promise<FeedOutcome[]> {
   const now = ctx.now();
   const tfr = ctx.settings.feeds.find((f) => f.kind === "tfr");
   if (tfr) await ctx.sql.execute(expireStatements(tfr.name, now));
@@ -93,6 +100,7 @@ export async function syncFeeds(ctx: SyncContext, options: { force?: boolean } =
     const inProgress = run?.runCursor != null;
     const sinceAttempt = now - (run?.lastAttemptAt ?? 0);
     const due =
+      options.all ||
       options.force ||
       inProgress ||
       run?.lastAttemptAt == null ||
