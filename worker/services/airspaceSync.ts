@@ -8,7 +8,13 @@ import {
   versionFromStatistics,
 } from "../domain/airspace/feeds/arcgis";
 import type { SkippedRecords } from "../domain/airspace/feeds/freshness";
-import type { ArcGisFeed, ConfiguredFeed, SyncSettings, TfrFeed } from "../domain/airspace/feeds/sources";
+import {
+  type ArcGisFeed,
+  type ConfiguredFeed,
+  FEEDS,
+  type SyncSettings,
+  type TfrFeed,
+} from "../domain/airspace/feeds/sources";
 import {
   tfrDetailTimes,
   tfrDetailUrl,
@@ -90,8 +96,9 @@ export interface SyncOptions {
  */
 export async function syncFeeds(ctx: SyncContext, options: SyncOptions = {}): Promise<FeedOutcome[]> {
   const now = ctx.now();
-  const tfr = ctx.settings.feeds.find((f) => f.kind === "tfr");
-  if (tfr) await ctx.sql.execute(expireStatements(tfr.name, now));
+  // Loaded TFRs expire even while their feed is switched off.
+  for (const feed of FEEDS.filter((f) => f.kind === "tfr"))
+    await ctx.sql.execute(expireStatements(feed.name, now));
   const runs = await feedRuns(ctx.sql);
   const budget = new Budget(ctx.settings.requestsPerRun);
   const outcomes: FeedOutcome[] = [];
