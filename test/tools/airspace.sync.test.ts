@@ -154,6 +154,19 @@ describe("ArcGIS feeds (Class Airspace, recorded-from-docs pages)", () => {
     expect(await liveIds("faa_class_airspace")).toEqual(CLASS_IDS.slice(1));
   });
 
+  it("a due feed that finds the requests used up waits for the next invocation", async () => {
+    const oneRequest = context("faa_class_airspace,faa_uas_facility_map", {
+      AIRSPACE_SYNC_REQUESTS_PER_RUN: "1",
+    });
+    const outcomes = await syncFeeds(oneRequest);
+    expect(outcomes.map((o) => [o.feed, o.outcome, o.requests])).toEqual([
+      ["faa_uas_facility_map", "continuing", 1],
+      ["faa_class_airspace", "waiting", 0],
+    ]);
+    const later = await syncFeeds(oneRequest, { only: ["faa_class_airspace"] });
+    expect(later.map((o) => [o.feed, o.outcome])).toEqual([["faa_class_airspace", "continuing"]]);
+  });
+
   it("offline: names the feed and URL, keeps the data, and tries again only after an hour", async () => {
     await syncFeeds(context("faa_class_airspace"), { force: true });
     const offline: SyncContext = {

@@ -58,7 +58,7 @@ async function main() {
     await applyMigrations({ remote: false });
   }
   const target = await openTarget({ remote });
-  // The command has no per-invocation limit: it carries each run on until it ends.
+  // Rounds of up to 200 requests, each saving where its runs stand as the Cron Trigger's do, until every run ends.
   const context = {
     sql: target,
     fetch: globalThis.fetch,
@@ -68,16 +68,18 @@ async function main() {
   };
   const final = new Map<string, Awaited<ReturnType<typeof syncFeeds>>[number]>();
   try {
-    let outcomes = await syncFeeds(context, { all: true, force: values.full });
-    for (;;) {
+    let pending: string[] | undefined;
+    do {
+      const outcomes = await syncFeeds(context, { all: true, force: values.full, only: pending });
       for (const o of outcomes) {
-        const earlier = final.get(o.feed);
-        if (o.outcome !== "not due" || !earlier)
-          final.set(o.feed, { ...o, requests: o.requests + (earlier?.requests ?? 0) });
+        const requests = o.requests + (final.get(o.feed)?.requests ?? 0);
+        final.set(o.feed, { ...o, requests });
       }
-      if (!outcomes.some((o) => o.outcome === "continuing")) break;
-      outcomes = await syncFeeds(context);
-    }
+      // Runs cut short by this invocation's requests, and feeds that had none left, go on.
+      pending = outcomes
+        .filter((o) => o.outcome === "continuing" || o.outcome === "waiting")
+        .map((o) => o.feed);
+    } while (pending.length > 0);
   } finally {
     await target.close();
   }

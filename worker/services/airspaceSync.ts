@@ -60,7 +60,8 @@ export interface SyncContext {
 export interface FeedOutcome {
   feed: string;
   url: string;
-  outcome: "updated" | "unchanged" | "continuing" | "failed" | "not due";
+  /** `waiting`: due, but this invocation's requests were used up before it started. */
+  outcome: "updated" | "unchanged" | "continuing" | "failed" | "not due" | "waiting";
   /** Records in the live version after an update. */
   records?: number;
   skipped: SkippedRecords[];
@@ -88,6 +89,8 @@ export interface SyncOptions {
   all?: boolean;
   /** Every feed now, fetched in full even when its layer reports no change (`airspace:sync --full`). */
   force?: boolean;
+  /** Only these feeds (of the configured ones). */
+  only?: string[];
 }
 
 /**
@@ -103,6 +106,7 @@ export async function syncFeeds(ctx: SyncContext, options: SyncOptions = {}): Pr
   const budget = new Budget(ctx.settings.requestsPerRun);
   const outcomes: FeedOutcome[] = [];
   for (const feed of ctx.settings.feeds) {
+    if (options.only && !options.only.includes(feed.name)) continue;
     const run = runs.get(feed.name);
     const inProgress = run?.runCursor != null;
     const sinceAttempt = now - (run?.lastAttemptAt ?? 0);
@@ -113,7 +117,8 @@ export async function syncFeeds(ctx: SyncContext, options: SyncOptions = {}): Pr
       run?.lastAttemptAt == null ||
       sinceAttempt >= (run.lastError ? Math.min(RETRY_MS, feed.everyMs) : feed.everyMs);
     if (!due || budget.left <= 0) {
-      outcomes.push({ feed: feed.name, url: feed.url, outcome: "not due", skipped: [], requests: 0 });
+      const outcome = due ? "waiting" : "not due";
+      outcomes.push({ feed: feed.name, url: feed.url, outcome, skipped: [], requests: 0 });
       continue;
     }
     const before = budget.used;
