@@ -95,6 +95,13 @@ describe("the Cron Trigger and GET /airspace/v2/sources", () => {
     }
     expect(await liveCount("faa_tfr")).toBe(2);
     expect(await liveCount("faa_class_airspace")).toBe(3);
+    // The swapped-in records are indexed: the spatial reads find them.
+    const point = encodeURIComponent(JSON.stringify({ type: "Point", coordinates: [-83.99, 35.8] }));
+    const search = await call(`/airspace/v2/search?geometry=${point}`, { apiKey: account.apiKey });
+    expect(search.status, search.text).toBe(200);
+    expect(search.json.data.map((r: any) => r.id)).toEqual(
+      expect.arrayContaining(["faa_class_airspace:TYS-C-SFC", "faa_class_airspace:TYS-C-SHELF"]),
+    );
     const asked = feeds.asked.length;
     vi.setSystemTime(Date.now() + 10 * 60_000);
     await tick(bindings);
