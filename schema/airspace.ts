@@ -170,4 +170,87 @@ export const airspaceDatasets = sqliteTable("airspace_datasets", {
   version: text("version").notNull(),
   records: integer("records").notNull(),
   loadedAt: integer("loaded_at").notNull(),
+  /** Where the data came from (a URL, a package, a file); null for loads before it was recorded. */
+  origin: text("origin"),
+  /** Epoch ms: when the data's cycle ends (a NASR cycle's next effective date); null when it has none. */
+  validUntil: integer("valid_until"),
 });
+
+/** Each FAA feed's sync (worker/services/airspaceSync.ts): last good version, last error, the run under way. */
+export const airspaceFeedState = sqliteTable("airspace_feed_state", {
+  name: text("name").primaryKey(),
+  origin: text("origin").notNull(),
+  version: text("version"),
+  lastAttemptAt: integer("last_attempt_at"),
+  lastSuccessAt: integer("last_success_at"),
+  lastError: text("last_error"),
+  lastErrorAt: integer("last_error_at"),
+  /** JSON `[{reason, count, examples}]`: the records the last good version left out. */
+  skipped: text("skipped").notNull().default("[]"),
+  runVersion: text("run_version"),
+  runStartedAt: integer("run_started_at"),
+  /** Where the run goes on: the next `resultOffset`, or the next TFR detail. */
+  runCursor: integer("run_cursor"),
+  runSkipped: text("run_skipped"),
+});
+
+/** A feed run's records, staged until the whole version is in (same columns as airspace_features). */
+export const airspaceFeedStagedFeatures = sqliteTable(
+  "airspace_feed_staged_features",
+  {
+    feed: text("feed").notNull(),
+    externalId: text("external_id").notNull(),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    geometry: text("geometry").notNull(),
+    ...bboxColumns,
+    latitude: real("latitude").notNull(),
+    longitude: real("longitude").notNull(),
+    radiusM: real("radius_m").notNull(),
+    properties: text("properties").notNull(),
+    floorM: real("floor_m"),
+    ceilingM: real("ceiling_m"),
+    floorCode: text("floor_code"),
+    ceilingCode: text("ceiling_code"),
+    effectiveStart: integer("effective_start"),
+    effectiveEnd: integer("effective_end"),
+    lastUpdated: integer("last_updated"),
+    city: text("city"),
+    state: text("state"),
+    country: text("country"),
+    source: text("source").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.feed, t.externalId] })],
+);
+
+export const airspaceFeedStagedCells = sqliteTable(
+  "airspace_feed_staged_cells",
+  { feed: text("feed").notNull(), externalId: text("external_id").notNull(), ...cellColumns },
+  (t) => [primaryKey({ columns: [t.feed, t.externalId, t.level, t.x, t.y] })],
+);
+
+export const airspaceFeedStagedMaps = sqliteTable(
+  "airspace_feed_staged_maps",
+  {
+    feed: text("feed").notNull(),
+    airportId: text("airport_id").notNull(),
+    icao: text("icao"),
+    name: text("name").notNull(),
+    laanc: integer("laanc", { mode: "boolean" }).notNull(),
+    lastEdit: integer("last_edit"),
+    source: text("source").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.feed, t.airportId] })],
+);
+
+export const airspaceFeedStagedMapCells = sqliteTable(
+  "airspace_feed_staged_map_cells",
+  {
+    feed: text("feed").notNull(),
+    airportId: text("airport_id").notNull(),
+    row: integer("row").notNull(),
+    col: integer("col").notNull(),
+    ceilingFt: integer("ceiling_ft").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.feed, t.airportId, t.row, t.col] })],
+);

@@ -65,6 +65,15 @@ export interface Bindings {
   INTERUSS_ISSUER?: string;
   /** Accepted `aud` values (comma list); unset means the host name the request came to. */
   INTERUSS_AUDIENCE?: string;
+  /** Airspace feeds (wrangler.toml, worker/domain/airspace/feeds/sources.ts): which run, from where, how much per tick. */
+  AIRSPACE_FEEDS?: string;
+  AIRSPACE_FEED_URL_FAA_TFR?: string;
+  AIRSPACE_FEED_URL_FAA_UAS_FACILITY_MAP?: string;
+  AIRSPACE_FEED_URL_FAA_CLASS_AIRSPACE?: string;
+  AIRSPACE_FEED_URL_FAA_SPECIAL_USE_AIRSPACE?: string;
+  AIRSPACE_FEED_URL_FAA_NATIONAL_SECURITY_UAS?: string;
+  AIRSPACE_SYNC_REQUESTS_PER_RUN?: string;
+  AIRSPACE_SYNC_PAGE_SIZE?: string;
   /**
    * One Durable Object per flight holds its telemetry records (worker/telemetry/). Typed as
    * wrangler generates it from wrangler.toml (worker-configuration.d.ts), so this file imports no

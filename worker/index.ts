@@ -17,6 +17,7 @@ import { advisoryRoutes } from "./routes/advisory";
 import { aircraftRoutes } from "./routes/aircraft";
 import { airspaceRoutes } from "./routes/airspace";
 import { appLinkRoutes } from "./routes/appLinks";
+import { airspaceSourceRoutes } from "./routes/airspaceSources";
 import { archiveRoutes } from "./routes/archive";
 import { authRoutes } from "./routes/auth";
 import { authorizationRoutes } from "./routes/authorizations";
@@ -40,6 +41,7 @@ import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
+import { scheduledAirspaceSync } from "./services/airspaceSources";
 import { noteRelaySeen } from "./services/relayHeartbeat";
 import { dbFor } from "./store/db";
 
@@ -144,6 +146,8 @@ app.route("/", rulesRoutes);
 app.route("/", advisoryRoutes);
 app.route("/", statusRoutes);
 app.route("/", weatherRoutes);
+// Before airspaceRoutes: `/airspace/v2/{id}` would take "sources" for an id.
+app.route("/", airspaceSourceRoutes);
 app.route("/", airspaceRoutes);
 app.route("/", systemRoutes);
 app.route("/", interussRoutes);
@@ -154,6 +158,11 @@ mountDocs(app);
 app.onError(renderError);
 app.notFound(renderNotFound(app));
 
-export default app;
+/** The app, with the Cron Trigger's handler beside its fetch (wrangler.toml `[triggers]`): the airspace feeds' tick. */
+export default Object.assign(app, {
+  scheduled(_controller: ScheduledController, env: AppEnv["Bindings"], ctx: ExecutionContext) {
+    ctx.waitUntil(scheduledAirspaceSync(env));
+  },
+});
 export type { AppType } from "./client";
 export { FlightTelemetry } from "./telemetry/flightTelemetry";

@@ -486,6 +486,7 @@ describe("answers of every operation validate against the document", () => {
     const first = found.data[0].id as string;
     await ok("GET /airspace/v2/list", `/airspace/v2/list?ids=${enc(first)}`, key);
     await ok("GET /airspace/v2/{id}", `/airspace/v2/${enc(first)}`, key);
+    await ok("GET /airspace/v2/sources", "/airspace/v2/sources", key);
     await fails("GET /airspace/v2/list", "/airspace/v2/list", 400, key);
   });
 

@@ -83,7 +83,19 @@ describe("GET /system/v1/status", () => {
     expect(byId(components, "airspace_data")).toMatchObject({
       level: "normal",
       updated_at: "2026-11-01T00:00:00.000Z",
-      children: [{ id: "airspace_data:test-set", name: "test-set: 3 records", level: "normal" }],
+    });
+    expect(byId(components, "airspace_data:test-set")).toEqual({
+      id: "airspace_data:test-set",
+      name: "test-set: 3 records from airspace:import (geojson)",
+      level: "normal",
+      children: [],
+      updated_at: "2026-11-01T00:00:00.000Z",
+    });
+    // The FAA feeds wrangler.toml switches on, not synced yet in this database: unknown, not alarming.
+    expect(byId(components, "airspace_data:faa_tfr")).toMatchObject({
+      level: "unknown",
+      name: "FAA temporary flight restrictions (tfr.faa.gov): 0 records from https://tfr.faa.gov, not synced yet",
+      updated_at: null,
     });
     expect(byId(components, "elevation").level).toBe("normal");
     expect(byId(components, "elevation").updated_at).toEqual(expect.any(String));

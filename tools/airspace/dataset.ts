@@ -1,90 +1,33 @@
-import type { GridCellKey } from "../../worker/domain/airspace/facilityGrid";
+import type { AirspaceRecord, FacilityMapRecord } from "../../worker/domain/airspace/formats/records";
 import { representativePoint } from "../../worker/domain/airspace/geometry";
 import { heightAboveGround } from "../../worker/domain/airspace/heights";
 import { type Jurisdiction, placeOf } from "../../worker/domain/airspace/jurisdictions";
 import { expandBox, indexCells } from "../../worker/domain/airspace/spatialGrid";
 import { type BBox, bboxOf, type Geometry, roundCoordinate } from "../../worker/domain/geojson";
-import { inline, type Statement } from "../lib/sql";
+import { inline, insertStatements, type Statement } from "../../worker/store/statements";
 import type { Target } from "../lib/target";
 import type { JurisdictionRecord } from "./boundaries";
 
 /** What every importer produces: airspace features and facility maps, ready to load as one dataset. */
 
-export interface AirspaceRecord {
-  /** Unique within the dataset; the advisory id is `<dataset>:<sourceId>`. */
-  sourceId: string;
-  type: string;
-  name: string;
-  geometry: Geometry;
-  radiusM?: number;
-  properties: Record<string, unknown>;
-  floorM?: number | null;
-  ceilingM?: number | null;
-  floorCode?: string | null;
-  ceilingCode?: string | null;
-  /** The ground's elevation (m MSL) where the record lies, to measure MSL limits from; unknown when absent. */
-  groundElevationM?: number | null;
-  effectiveStart?: number | null;
-  effectiveEnd?: number | null;
-  lastUpdated?: number | null;
-  city?: string | null;
-  state?: string | null;
-  country?: string | null;
-  /** `synthetic` for generated records, else the source (`faa`, `ourairports`, …). */
-  source: string;
-}
-
-export interface FacilityMapRecord {
-  airportId: string;
-  icao: string | null;
-  name: string;
-  laanc: boolean;
-  lastEdit: number | null;
-  source: string;
-  cells: (GridCellKey & { ceilingFt: number })[];
-}
+export type { AirspaceRecord, FacilityMapRecord };
+export { insertStatements };
 
 export interface Dataset {
   name: string;
   format: string;
   version: string;
+  /** Where the data came from (shown by GET /airspace/v2/sources); and when its cycle ends, if it has one. */
+  origin?: string;
+  validUntil?: number;
   features: AirspaceRecord[];
   facilityMaps: FacilityMapRecord[];
 }
 
 export type Log = (message: string) => void;
 
-/** D1 refuses statements over 100 KB; multi-row inserts stay under this. */
-const MAX_STATEMENT_CHARS = 90_000;
-/** Rows per INSERT: D1's SQLite runs out of memory parsing a few thousand VALUES rows. */
-const MAX_ROWS = 1_000;
 /** SQL per round trip to the target: local D1 runs out of memory on much bigger batches. */
 const MAX_CALL_CHARS = 1_000_000;
-
-/** Multi-row INSERTs with inlined values, each under D1's statement size limit. */
-export function insertStatements(head: string, rows: unknown[][]): Statement[] {
-  const statements: Statement[] = [];
-  let values: string[] = [];
-  let length = head.length;
-  for (const row of rows) {
-    const placeholders = `(${row.map(() => "?").join(",")})`;
-    const tuple = inline({ sql: placeholders, params: row });
-    if (head.length + tuple.length > MAX_STATEMENT_CHARS) {
-      // A row too big to inline (a long coastline) goes alone, its values bound.
-      statements.push({ sql: `${head} VALUES ${placeholders}`, params: row });
-      continue;
-    }
-    if (values.length > 0 && (length + tuple.length + 1 > MAX_STATEMENT_CHARS || values.length >= MAX_ROWS)) {
-      statements.push({ sql: `${head} VALUES ${values.join(",")}` });
-      values = [];
-      length = head.length;
-    }
-    values.push(tuple);
-    length += tuple.length + 1;
-  }
-  if (values.length > 0) statements.push({ sql: `${head} VALUES ${values.join(",")}` });
-  return statements;
-}
 
 /** Runs statements in round trips of at most ~1 MB of SQL, reporting progress as `label n/total`. */
 async function executeInGroups(target: Target, statements: Statement[], log: Log, label: string) {
@@ -232,6 +175,8 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
     name: dataset.name,
     format: dataset.format,
     version: dataset.version,
+    origin: dataset.origin,
+    validUntil: dataset.validUntil,
     records: dataset.features.length + dataset.facilityMaps.reduce((n, m) => n + m.cells.length, 0),
   });
 }
@@ -248,14 +193,31 @@ export async function loadedDatasetVersion(target: Target, name: string): Promis
 /** Notes what a dataset load wrote, replacing an earlier note of the same name. */
 export async function recordDataset(
   target: Target,
-  entry: { name: string; format: string; version: string; records: number },
+  entry: {
+    name: string;
+    format: string;
+    version: string;
+    records: number;
+    origin?: string;
+    validUntil?: number;
+  },
 ): Promise<void> {
   await target.execute([
     {
-      sql: `INSERT INTO airspace_datasets (name, format, version, records, loaded_at) VALUES (?, ?, ?, ?, ?)
+      sql: `INSERT INTO airspace_datasets (name, format, version, records, loaded_at, origin, valid_until)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET format = excluded.format, version = excluded.version,
-            records = excluded.records, loaded_at = excluded.loaded_at`,
-      params: [entry.name, entry.format, entry.version, entry.records, Date.now()],
+            records = excluded.records, loaded_at = excluded.loaded_at, origin = excluded.origin,
+            valid_until = excluded.valid_until`,
+      params: [
+        entry.name,
+        entry.format,
+        entry.version,
+        entry.records,
+        Date.now(),
+        entry.origin ?? null,
+        entry.validUntil ?? null,
+      ],
     },
   ]);
 }

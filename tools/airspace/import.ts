@@ -102,6 +102,7 @@ async function main() {
         name: dataset,
         format: format.name,
         version: createHash("sha256").update(text).digest("hex").slice(0, 16),
+        origin: `file ${path.basename(file)} (npm run airspace:import)`,
         features: parsed.features,
         facilityMaps: parsed.facilityMaps,
       },

@@ -1,9 +1,11 @@
+import type { SourceFreshness } from "../domain/airspace/feeds/freshness";
 import { MANIFEST_KEY } from "../domain/elevation/grid";
 import { type Component, type Level, overallLevel, relayLevel } from "../domain/systemStatus";
 import { weatherProviderFrom } from "../domain/weather/provider";
 import type { Bindings, Db } from "../env";
 import { isoTime, isoTimeOrNull } from "../lib/time";
-import { loadedDatasets } from "../store/airspaceRecords";
+import { d1Runner } from "../store/airspaceFeeds";
+import { airspaceSources } from "./airspaceSources";
 import { relayLastSeen } from "./relayHeartbeat";
 import { providerFetch } from "./weather";
 
@@ -17,11 +19,14 @@ const component = (
   children: Component[] = [],
 ): Component => ({ id, name, level, children, updated_at: updatedAt });
 
-/** D1 answers, and the airspace data every advisory reads is loaded (one child per dataset). */
-async function databaseAndAirspace(db: Db, now: number): Promise<Component[]> {
-  let datasets: Awaited<ReturnType<typeof loadedDatasets>>;
+/**
+ * D1 answers, and the airspace data every advisory reads is loaded: one child per source (the FAA
+ * feeds and the loaded datasets), each with its origin, record count, freshness and last error.
+ */
+async function databaseAndAirspace(db: Db, env: Bindings, now: number): Promise<Component[]> {
+  let sources: SourceFreshness[];
   try {
-    datasets = await loadedDatasets(db);
+    sources = await airspaceSources(d1Runner(db.$client), env, now);
   } catch (error) {
     console.error(
       JSON.stringify({ level: "error", message: "system status: D1 failed", error: String(error) }),
@@ -31,22 +36,25 @@ async function databaseAndAirspace(db: Db, now: number): Promise<Component[]> {
       component("airspace_data", "Airspace data (not readable)", "unknown", null),
     ];
   }
-  const children = datasets.map((d) =>
+  const children = sources.map((s) =>
     component(
-      `airspace_data:${d.name}`,
-      `${d.name}: ${d.records} records`,
-      d.records > 0 ? "normal" : "degraded",
-      isoTime(d.loadedAt),
+      `airspace_data:${s.id}`,
+      `${s.title}: ${s.records} records from ${s.origin}` +
+        (s.kind === "feed" && s.last_success_at === null ? ", not synced yet" : "") +
+        (s.last_error ? `; last error: ${s.last_error}` : ""),
+      s.level,
+      s.last_success_at,
     ),
   );
-  const loaded = datasets.some((d) => d.records > 0);
+  const loaded = sources.some((s) => s.records > 0);
+  const synced = sources.flatMap((s) => (s.last_success_at ? [Date.parse(s.last_success_at)] : []));
   return [
     component("database", "Database (D1)", "normal", isoTime(now)),
     component(
       "airspace_data",
       loaded ? "Airspace data" : "Airspace data: nothing loaded, every advisory answer is empty",
       loaded ? "normal" : "degraded",
-      isoTimeOrNull(datasets.length > 0 ? Math.max(...datasets.map((d) => d.loadedAt)) : null),
+      isoTimeOrNull(synced.length > 0 ? Math.max(...synced) : null),
       children,
     ),
   ];
@@ -100,7 +108,7 @@ function weather(env: Bindings): Component {
 }
 
 export async function systemComponents(db: Db, env: Bindings, now = Date.now()): Promise<Component[]> {
-  const [stored, tiles] = await Promise.all([databaseAndAirspace(db, now), elevation(env.ELEVATION)]);
+  const [stored, tiles] = await Promise.all([databaseAndAirspace(db, env, now), elevation(env.ELEVATION)]);
   return [
     component("api", "API (this worker)", "normal", isoTime(now)),
     ...stored,

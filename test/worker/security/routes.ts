@@ -283,6 +283,7 @@ export const SERVICE_ROUTES: ProtectedRoute[] = [
     guard: "key",
     body: { points: "34.01,-118.48,34.02,-118.47" },
   },
+  { method: "GET", path: "/airspace/v2/sources", guard: "key" },
   { method: "GET", path: "/system/v1/status", guard: "key" },
   // A fresh account has no webhook to show or remove.
   {

@@ -1,9 +1,9 @@
+import { parseClassAirspace } from "../../../worker/domain/airspace/formats/faaClassAirspace";
+import { parseFacilityMap } from "../../../worker/domain/airspace/formats/faaFacilityMap";
+import { parseTfr } from "../../../worker/domain/airspace/formats/faaTfr";
 import { looksLikeEd318 } from "../../../worker/interuss/ed318";
 import { parseEd269Zones } from "./ed269";
 import { parseEd318Zones } from "./ed318";
-import { parseClassAirspace } from "./faaClassAirspace";
-import { parseFacilityMap } from "./faaFacilityMap";
-import { parseTfr } from "./faaTfr";
 import { type GeoJsonOptions, parseGeoJson } from "./geojson";
 import { FORMAT_NAMES, type FormatName } from "./names";
 import { parseOpenAip } from "./openaip";

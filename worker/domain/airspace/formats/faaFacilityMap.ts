@@ -1,13 +1,13 @@
-import { cellOfPolygon } from "../../../worker/domain/airspace/facilityGrid";
-import { METERS_PER_FOOT } from "../../../worker/domain/units";
-import type { FacilityMapRecord } from "../dataset";
+import { METERS_PER_FOOT } from "../../units";
+import { cellOfPolygon } from "../facilityGrid";
+import type { FacilityMapRecord } from "./records";
 import { cleanGeometry, count, featuresOf, numberOf, type Parsed, sourceTime } from "./source";
 
 /**
  * FAA UAS Facility Map data (the FAA_UAS_FacilityMap_Data layer, as GeoJSON): one square 30″
  * polygon per cell with CEILING and UNIT, and the airport it belongs to in the APT1_* fields.
  */
-export function parseFacilityMap(text: string): Parsed {
+export function parseFacilityMap(text: string | object): Parsed {
   const maps = new Map<string, FacilityMapRecord>();
   const skipped = new Map<string, number>();
   for (const feature of featuresOf(text)) {

@@ -1,5 +1,5 @@
-import { METERS_PER_FOOT } from "../../../worker/domain/units";
-import type { AirspaceRecord } from "../dataset";
+import { METERS_PER_FOOT } from "../../units";
+import type { AirspaceRecord } from "./records";
 import { cleanGeometry, count, featuresOf, numberOf, type Parsed } from "./source";
 
 /** Classes that reach the surface, where drones fly: B, C, D and the Class E surface areas. */
@@ -10,7 +10,7 @@ const SURFACE_E = new Set(["CLASS_E2", "CLASS_E3", "CLASS_E4"]);
  * codes (SFC, MSL, AGL), ICAO_ID, IDENT, CITY, STATE. Other classes of E (floors of 700 ft and
  * more) do not concern drones and are skipped.
  */
-export function parseClassAirspace(text: string): Parsed {
+export function parseClassAirspace(text: string | object): Parsed {
   const features: AirspaceRecord[] = [];
   const skipped = new Map<string, number>();
   featuresOf(text).forEach((feature, index) => {
@@ -61,7 +61,7 @@ export function parseClassAirspace(text: string): Parsed {
 }
 
 /** A vertical limit in meters with its reference: SFC is 0 AGL; the FAA writes -9998 for "up to class A". */
-function limit(value: unknown, code: unknown): { meters: number; code: string } | undefined {
+export function limit(value: unknown, code: unknown): { meters: number; code: string } | undefined {
   const feet = numberOf(value);
   const reference = String(code ?? "").toUpperCase();
   if (reference === "SFC") return { meters: 0, code: "AGL" };
@@ -72,6 +72,6 @@ function limit(value: unknown, code: unknown): { meters: number; code: string } 
   };
 }
 
-function titleCase(text: string): string {
+export function titleCase(text: string): string {
   return text.toLowerCase().replace(/\b\p{L}/gu, (c) => c.toUpperCase());
 }

@@ -1,4 +1,4 @@
-import type { AirspaceRecord } from "../dataset";
+import type { AirspaceRecord } from "./records";
 import { cleanGeometry, count, featuresOf, type Parsed, sourceTime } from "./source";
 
 /**
@@ -7,7 +7,7 @@ import { cleanGeometry, count, featuresOf, type Parsed, sourceTime } from "./sou
  * operator has joined them from the NOTAM detail (DATE_EFFECTIVE, DATE_EXPIRE) they bound the TFR,
  * otherwise it stands until the next load of the dataset replaces it.
  */
-export function parseTfr(text: string): Parsed {
+export function parseTfr(text: string | object): Parsed {
   const features: AirspaceRecord[] = [];
   const skipped = new Map<string, number>();
   featuresOf(text).forEach((feature, index) => {
