@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { embeddedAirports } from "../../tools/airspace/airportDatabase";
 import { jurisdictionsFrom } from "../../tools/airspace/boundaries";
-import { embeddedControlledAirspace } from "../../tools/airspace/controlledAirspace";
+import { embeddedControlledAirspace, fieldPositions } from "../../tools/airspace/controlledAirspace";
 import type { FacilityMapRecord } from "../../tools/airspace/dataset";
 import { readBoundarySources, readFaaClassPrimitives, readRulesetsFile } from "../../tools/airspace/embedded";
 import { type RulesetsFile, rulesetProblems } from "../../tools/airspace/rulesets";
@@ -40,7 +40,7 @@ describe("jurisdictions from the real boundaries", () => {
 
 describe("the embedded airports, the FAA's Class B/C/D and the synthetic records", async () => {
   const airports = await embeddedAirports();
-  const classAirspace = readFaaClassPrimitives();
+  const classAirspace = readFaaClassPrimitives(fieldPositions(airports));
   const { faa, synthetic } = embeddedControlledAirspace(airports, classAirspace.features);
   const { features, facilityMaps } = synthetic;
   const sfo = airports.find((a) => a.ident === "KSFO")!;
@@ -104,6 +104,34 @@ describe("the embedded airports, the FAA's Class B/C/D and the synthetic records
       false,
     );
     expect(facilityMaps.find((m) => m.airportId === "TYS")?.name).not.toMatch(/CLASS B/);
+  });
+
+  it("rebuilds the surface shelves that missed their field, and lists the ones no rule repairs", () => {
+    expect(faa).toHaveLength(1286);
+    expect(classAirspace.repaired).toEqual([
+      "AVL-class-c-2",
+      "OKC-class-c-4",
+      "UAO-class-d-1",
+      "TCM-class-d-1",
+      "FLL-class-c-4",
+      "BUR-class-c-1",
+      "PDX-class-c-1",
+      "LAS-class-b-11",
+      "HNL-class-b-5",
+      "ANC-class-c-4",
+      "TYS-class-c-1",
+    ]);
+    expect(classAirspace.unrepaired).toHaveLength(23);
+    const surfaceAt = (ident: string) => {
+      const airport = airports.find((a) => a.localCode === ident)!;
+      return realShelvesAt([airport.longitude, airport.latitude], ident).filter((f) => f.floorM === 0);
+    };
+    for (const ident of ["TYS", "LAS", "PDX", "OKC"]) {
+      const [surface] = surfaceAt(ident);
+      expect(surface?.properties.geometry_repaired, ident).toMatch(
+        /rebuilt from this airport's other shelves/,
+      );
+    }
   });
 
   it("marks every generated record synthetic", () => {

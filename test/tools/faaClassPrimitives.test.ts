@@ -5,6 +5,7 @@ import {
   type ArcSegment,
   arcPositions,
   destination,
+  type Lnglat,
   MAX_BOUNDARY_ERROR_M,
   parseFaaClassPrimitives,
   ringPositions,
@@ -132,5 +133,58 @@ describe("the FAA Class B/C/D primitives reader", () => {
     const started = performance.now();
     parseFaaClassPrimitives(text);
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe("the repair of surface shelves that miss their field", () => {
+  // Field positions as OurAirports gives them (the seeder passes its airports the same way).
+  const fields: Record<string, Lnglat> = { TYS: [-83.994003, 35.811001], LAS: [-115.151817, 36.083361] };
+  const repairedParse = parseFaaClassPrimitives(text, (ident) => fields[ident]);
+  const shelvesOf = (records: typeof parsed.features, ident: string) =>
+    records.filter((f) => f.properties.airport_id === ident);
+  const surfaceOf = (records: typeof parsed.features, ident: string) =>
+    shelvesOf(records, ident).find((f) => f.properties.floor_reference === "SFC")!;
+  const TYS_FIELD: Position = [-83.994, 35.811];
+
+  it("rebuilds McGhee Tyson's and Las Vegas's surface shelves so their fields are inside", () => {
+    expect(containsPoint(surfaceOf(parsed.features, "TYS").geometry as Polygon, TYS_FIELD)).toBe(false);
+    const tys = surfaceOf(repairedParse.features, "TYS");
+    expect(containsPoint(tys.geometry as Polygon, TYS_FIELD)).toBe(true);
+    expect(tys.properties).toMatchObject({ airspace_classification: "C", floor_ft: 0, ceiling_ft: 5000 });
+    expect(tys.properties.geometry_repaired).toMatch(/missed its own airport.*the 5 NM circle/);
+    const las = surfaceOf(repairedParse.features, "LAS");
+    expect(containsPoint(surfaceOf(parsed.features, "LAS").geometry as Polygon, fields.LAS!)).toBe(false);
+    expect(containsPoint(las.geometry as Polygon, fields.LAS!)).toBe(true);
+    expect(las.properties).toMatchObject({ airspace_classification: "B", floor_ft: 0 });
+    expect(las.properties.geometry_repaired).toMatch(/the 6 NM circle/);
+    expect(repairedParse.repaired).toEqual(["LAS-class-b-11", "TYS-class-c-1"]);
+    expect(repairedParse.features).toHaveLength(1286);
+  });
+
+  it("keeps the 5 NM surface area under the 5–10 NM shelves at TYS", () => {
+    const [surface, above2500, above3500] = shelvesOf(repairedParse.features, "TYS");
+    const sevenNorth = destination(TYS_FIELD as Lnglat, 0, 7 * 1852);
+    const sevenEast = destination(TYS_FIELD as Lnglat, 90, 7 * 1852);
+    expect(above2500!.properties.floor_ft).toBe(2500);
+    expect(above3500!.properties.floor_ft).toBe(3500);
+    for (const point of [sevenNorth, sevenEast])
+      expect(containsPoint(surface!.geometry as Polygon, point)).toBe(false);
+    expect(containsPoint(above2500!.geometry as Polygon, sevenNorth)).toBe(true);
+    expect(containsPoint(above3500!.geometry as Polygon, sevenEast)).toBe(true);
+    // The cut-out the fit kept (1 NM about a point 4.7 NM north-east) stays outside the surface area.
+    expect(containsPoint(surface!.geometry as Polygon, [-83.9578, 35.8855])).toBe(false);
+    expect(
+      containsPoint(surface!.geometry as Polygon, destination(TYS_FIELD as Lnglat, 225, 4.5 * 1852)),
+    ).toBe(true);
+  });
+
+  it("repairs nothing without field positions, and leaves other airports' records as they were", () => {
+    expect(parsed.repaired).toEqual([]);
+    expect(parsed.features.some((f) => "geometry_repaired" in f.properties)).toBe(false);
+    const untouched = repairedParse.features.filter((f) => !repairedParse.repaired.includes(f.sourceId));
+    expect(untouched.every((f) => !("geometry_repaired" in f.properties))).toBe(true);
+    expect(surfaceOf(repairedParse.features, "PDX").geometry).toEqual(
+      surfaceOf(parsed.features, "PDX").geometry,
+    );
   });
 });

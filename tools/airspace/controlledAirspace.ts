@@ -12,6 +12,7 @@ import {
 import { METERS_PER_FOOT } from "../../worker/domain/units";
 import type { AirspaceRecord, FacilityMapRecord } from "./dataset";
 import type { AirportInput } from "./formats/airports";
+import type { FieldOf } from "./formats/faaClassPrimitives";
 
 /** An airport with its runway centrelines (threshold to threshold) and its country. */
 export interface AirportWithRunways extends AirportInput {
@@ -59,15 +60,30 @@ export interface EmbeddedControlledAirspace {
   synthetic: { features: AirspaceRecord[]; facilityMaps: FacilityMapRecord[] };
 }
 
-export function embeddedControlledAirspace(
-  airports: AirportWithRunways[],
-  faaShelves: AirspaceRecord[],
-): EmbeddedControlledAirspace {
+/** The US aerodromes by their FAA ident, the key of the FAA's shelves. */
+function usAerodromes(airports: AirportWithRunways[]): Map<string, AirportWithRunways> {
   const usAirports = new Map<string, AirportWithRunways>();
   for (const airport of airports) {
     if (airport.country === "USA" && airport.localCode && isAerodrome(airport))
       usAirports.set(airport.localCode, airport);
   }
+  return usAirports;
+}
+
+/** The field position of a US aerodrome by FAA ident, for the repair of refitted surface shelves. */
+export function fieldPositions(airports: AirportWithRunways[]): FieldOf {
+  const usAirports = usAerodromes(airports);
+  return (ident) => {
+    const airport = usAirports.get(ident);
+    return airport && [airport.longitude, airport.latitude];
+  };
+}
+
+export function embeddedControlledAirspace(
+  airports: AirportWithRunways[],
+  faaShelves: AirspaceRecord[],
+): EmbeddedControlledAirspace {
+  const usAirports = usAerodromes(airports);
   const shelvesByAirport = new Map<string, Shelf[]>();
   const faa = faaShelves.map((record) => {
     const ident = record.properties.airport_id;

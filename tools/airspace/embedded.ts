@@ -6,7 +6,7 @@ import type { Topology } from "topojson-specification";
 import { ROOT } from "../lib/config";
 import { airportDatabasePath } from "./airportDatabase";
 import type { BoundarySources, UkRegions } from "./boundaries";
-import { type ParsedPrimitives, parseFaaClassPrimitives } from "./formats/faaClassPrimitives";
+import { type FieldOf, type ParsedPrimitives, parseFaaClassPrimitives } from "./formats/faaClassPrimitives";
 import { checkedRulesets, type RulesetsFile } from "./rulesets";
 
 /** The files the embedded default is built from: npm packages and the small files in data/airspace. */
@@ -23,8 +23,8 @@ export function readRulesetsFile(): RulesetsFile {
   return checkedRulesets(JSON.parse(readFileSync(RULESETS_FILE, "utf8")) as RulesetsFile);
 }
 
-export function readFaaClassPrimitives(): ParsedPrimitives {
-  return parseFaaClassPrimitives(readFileSync(FAA_CLASS_PRIMITIVES_FILE, "utf8"));
+export function readFaaClassPrimitives(fieldOf?: FieldOf): ParsedPrimitives {
+  return parseFaaClassPrimitives(readFileSync(FAA_CLASS_PRIMITIVES_FILE, "utf8"), fieldOf);
 }
 
 export function readBoundarySources(): BoundarySources {

@@ -1,6 +1,6 @@
 import { embeddedAirports } from "../airspace/airportDatabase";
 import { jurisdictionsFrom } from "../airspace/boundaries";
-import { embeddedControlledAirspace } from "../airspace/controlledAirspace";
+import { embeddedControlledAirspace, fieldPositions } from "../airspace/controlledAirspace";
 import {
   type Dataset,
   loadDataset,
@@ -20,7 +20,7 @@ import { rulesetStatements } from "../airspace/rulesets";
 import type { Seeder } from "./seeder";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
-const GENERATOR_VERSION = "3";
+const GENERATOR_VERSION = "4";
 const MARKER = "embedded-default";
 
 /**
@@ -43,9 +43,13 @@ export const airspaceSeeder: Seeder = {
     const jurisdictions = jurisdictionsFrom(readBoundarySources());
     const airports = await embeddedAirports();
     const airportRecords = airports.flatMap((a) => airportRecord(a, "ourairports") ?? []);
-    const classAirspace = readFaaClassPrimitives();
+    const classAirspace = readFaaClassPrimitives(fieldPositions(airports));
     const { faa, synthetic } = embeddedControlledAirspace(airports, classAirspace.features);
     log(`${faa.length} FAA Class B/C/D shelves (${classAirspace.cycle})`);
+    log(
+      `${classAirspace.repaired.length} surface shelves that missed their field rebuilt from their airport's other shelves; ` +
+        `left as they are: ${classAirspace.unrepaired.join(", ") || "none"}`,
+    );
     placeRecords([...airportRecords, ...faa, ...synthetic.features], jurisdictions);
 
     await target.execute(rulesetStatements(rulesets));

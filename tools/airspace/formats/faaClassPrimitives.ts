@@ -1,3 +1,5 @@
+import difference from "@turf/difference";
+import { feature, featureCollection } from "@turf/helpers";
 import type { MultiPolygon, Polygon, Position } from "../../../worker/domain/geojson";
 import { METERS_PER_FOOT } from "../../../worker/domain/units";
 import type { AirspaceRecord } from "../dataset";
@@ -64,6 +66,10 @@ export interface ParsedPrimitives extends Parsed {
   cycle: string;
   /** The cycle's effective date (ms since the epoch), each record's `lastUpdated`. */
   effectiveDate: number;
+  /** Surface shelves rebuilt by `repairSurfaceShelves` (source ids). */
+  repaired: string[];
+  /** Airports (`<ident>-class-<x>`) whose surface shelf misses their field and no rule repairs. */
+  unrepaired: string[];
 }
 
 /** No densified boundary lies further than this from the arc or circle it stands for. */
@@ -72,8 +78,14 @@ export const MAX_BOUNDARY_ERROR_M = 50;
 const SAGITTA_BUDGET_M = 45;
 const NM = 1852;
 
-/** Every shelf as a `controlled_airspace` record; a shelf that yields no polygon is skipped and counted. */
-export function parseFaaClassPrimitives(text: string): ParsedPrimitives {
+/** An airport's field position by its FAA ident, where known (the seeder's airports). */
+export type FieldOf = (ident: string) => Lnglat | undefined;
+
+/**
+ * Every shelf as a `controlled_airspace` record; a shelf that yields no polygon is skipped and
+ * counted. Surface shelves that miss their field are repaired (`repairSurfaceShelves`).
+ */
+export function parseFaaClassPrimitives(text: string, fieldOf: FieldOf = () => undefined): ParsedPrimitives {
   const file = JSON.parse(text) as Partial<FaaClassPrimitivesFile>;
   if (typeof file.source !== "string" || !Array.isArray(file.airspaces))
     throw new Error("not FAA class airspace primitives: expected {source, airspaces: [...]}");
@@ -83,6 +95,7 @@ export function parseFaaClassPrimitives(text: string): ParsedPrimitives {
   const features: AirspaceRecord[] = [];
   const skipped = new Map<string, number>();
   const shelvesSeen = new Map<string, number>();
+  const airports = new Map<string, AirportShelves>();
   for (const shelf of file.airspaces) {
     const geometry = shelfGeometry(shelf.rings ?? []);
     const floor = verticalLimit(shelf.lower_value, shelf.lower_code);
@@ -97,7 +110,7 @@ export function parseFaaClassPrimitives(text: string): ParsedPrimitives {
     const key = `${ident ?? slug(shelf.name)}-class-${airspaceClass.toLowerCase()}`;
     const shelfNumber = (shelvesSeen.get(key) ?? 0) + 1;
     shelvesSeen.set(key, shelfNumber);
-    features.push({
+    const record: AirspaceRecord = {
       sourceId: `${key}-${shelfNumber}`,
       type: "controlled_airspace",
       name: shelf.name,
@@ -118,9 +131,135 @@ export function parseFaaClassPrimitives(text: string): ParsedPrimitives {
       ceilingCode: ceiling.code,
       lastUpdated: effectiveDate,
       source: file.source,
-    });
+    };
+    features.push(record);
+    const airport = airports.get(key) ?? { key, field: ident ? fieldOf(ident) : undefined, shelves: [] };
+    airport.shelves.push({ shelf, record, surface: floor.reference === "SFC" });
+    airports.set(key, airport);
   }
-  return { features, facilityMaps: [], skipped, cycle: file.source, effectiveDate };
+  const { repaired, unrepaired } = repairSurfaceShelves([...airports.values()]);
+  return { features, facilityMaps: [], skipped, cycle: file.source, effectiveDate, repaired, unrepaired };
+}
+
+/** One airport's shelves of one class, as read and as records. */
+export interface AirportShelves {
+  key: string;
+  /**
+   * The field's position; without it the shelf is not checked (the arcs' common centre is no stand-in:
+   * Orlando's Class B turns more about Orlando Executive's cut-out than about MCO).
+   */
+  field?: Lnglat;
+  shelves: { shelf: FaaClassPrimitive; record: AirspaceRecord; surface: boolean }[];
+}
+
+/** Arcs whose centres lie this close share a centre (the fit moves a centre by a few hundred metres). */
+const SAME_CENTRE_M = NM;
+/** An airport's arcs are centred on its field or a point this near it (a runway's midpoint, a VOR). */
+const FIELD_TO_CENTRE_M = 2 * NM;
+
+/**
+ * The refit dropped part of some surface shelves' outlines, and closing the gap with a straight
+ * line left a sliver that misses the field (McGhee Tyson's is a 1 NM cut-out arc north-east of
+ * it). Where an airport's surface shelf misses its field, it becomes the disc inside the innermost
+ * arc of the airport's other shelves about their common centre, less the original ring (at these
+ * airports the cut-out the fit kept; slivers the subtraction leaves along the circle are dropped). Each rebuilt record says so in
+ * `geometry_repaired`. Mutates the records; returns what it did.
+ */
+export function repairSurfaceShelves(airports: AirportShelves[]): {
+  repaired: string[];
+  unrepaired: string[];
+} {
+  const repaired: string[] = [];
+  const unrepaired: string[] = [];
+  for (const { key, field, shelves } of airports) {
+    const surfaces = shelves.filter((s) => s.surface);
+    if (surfaces.length === 0 || !field) continue;
+    if (surfaces.some((s) => geometryContains(s.record.geometry as Polygon | MultiPolygon, field))) continue;
+    const centre = commonCentre(
+      shelves.map((s) => s.shelf),
+      field,
+    );
+    const radii = shelves
+      .filter((s) => !s.surface)
+      .flatMap((s) => curves(s.shelf))
+      .filter((c) => centre && distanceM(c.center, centre) <= SAME_CENTRE_M)
+      .map((c) => c.radius_nm);
+    if (!centre || surfaces.length !== 1 || radii.length === 0) {
+      unrepaired.push(key);
+      continue;
+    }
+    const { record } = surfaces[0]!;
+    const radius = Math.min(...radii);
+    const ring = sweepPositions(centre, radius * NM, 0, 360, MAX_BOUNDARY_ERROR_M).map(round6);
+    ring[ring.length - 1] = ring[0]!;
+    const disc: Polygon = { type: "Polygon", coordinates: [oriented(ring, true)] };
+    const original = record.geometry as Polygon | MultiPolygon;
+    const rebuilt = pieceContaining(
+      // Turf's GeoJSON types allow 3-D positions; the inputs here are 2-D, so the output is too.
+      difference(featureCollection([feature(disc), feature(original)]))?.geometry as
+        | Polygon
+        | MultiPolygon
+        | undefined,
+      field,
+    );
+    if (!rebuilt) {
+      unrepaired.push(key);
+      continue;
+    }
+    record.geometry = rebuilt;
+    record.properties = {
+      ...record.properties,
+      geometry_repaired:
+        `The refitted surface shelf missed its own airport (the fit dropped part of its outline), so it ` +
+        `was rebuilt from this airport's other shelves: the ${radius} NM circle about their common centre ` +
+        `(${centre[1].toFixed(4)}, ${centre[0].toFixed(4)}), less the ring the fit kept.`,
+    };
+    repaired.push(record.sourceId);
+  }
+  return { repaired, unrepaired };
+}
+
+/**
+ * The centre most of an airport's arc length turns about (so a neighbour's cut-out, a short arc, does
+ * not win): the mean of the centres that share it, weighted by arc length.
+ */
+export function commonCentre(shelves: FaaClassPrimitive[], near?: Lnglat): Lnglat | undefined {
+  const all = shelves.flatMap(curves).filter((c) => !near || distanceM(near, c.center) <= FIELD_TO_CENTRE_M);
+  let best: { weight: number; members: (CircleSegment | ArcSegment)[] } | undefined;
+  for (const candidate of all) {
+    const members = all.filter((c) => distanceM(c.center, candidate.center) <= SAME_CENTRE_M);
+    const weight = members.reduce((sum, c) => sum + arcLength(c), 0);
+    if (!best || weight > best.weight) best = { weight, members };
+  }
+  if (!best) return undefined;
+  const mean = (i: 0 | 1) =>
+    best.members.reduce((sum, c) => sum + c.center[i] * arcLength(c), 0) / best.weight;
+  return [mean(0), mean(1)];
+}
+
+const arcLength = (c: CircleSegment | ArcSegment) => c.radius_nm * (c.type === "circle" ? 360 : c.sweep_deg);
+const curves = (shelf: FaaClassPrimitive) =>
+  (shelf.rings ?? []).flat().filter((s): s is CircleSegment | ArcSegment => s.type !== "line");
+
+/** The polygon of `geometry` that holds `point`, if one does. */
+function pieceContaining(geometry: Polygon | MultiPolygon | undefined, point: Position): Polygon | undefined {
+  if (!geometry) return undefined;
+  const polygons = geometry.type === "Polygon" ? [geometry.coordinates] : geometry.coordinates;
+  const piece = polygons.find((coordinates) => geometryContains({ type: "Polygon", coordinates }, point));
+  return piece && { type: "Polygon", coordinates: piece };
+}
+
+/** Flat distance in metres, good over the few miles between an airport's arc centres. */
+function distanceM([lng0, lat0]: Lnglat, [lng, lat]: Position): number {
+  const east = (lng - lng0) * Math.cos((lat0 * Math.PI) / 180);
+  return Math.hypot(east, lat - lat0) * 60 * NM;
+}
+
+function geometryContains(geometry: Polygon | MultiPolygon, point: Position): boolean {
+  const polygons = geometry.type === "Polygon" ? [geometry.coordinates] : geometry.coordinates;
+  return polygons.some(
+    ([outer, ...holes]) => pointInRing(point, outer!) && !holes.some((hole) => pointInRing(point, hole)),
+  );
 }
 
 /** SFC is 0 ft above ground; MSL and AGL keep their reference. Feet as written, meters for the store. */
