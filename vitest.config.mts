@@ -2,7 +2,12 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { prepareStaticAssets } from "./tools/lib/staticAssets.ts";
 
+// wrangler.toml's [assets] directory, which the worker pool reads and npm start serves: made from
+// node_modules, so a clean clone's first run finds it. (Imports with extensions down this chain: Vite
+// loads its config as Node would.)
+prepareStaticAssets();
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "schema/migrations"));
 // A fresh signing key per run: tests never depend on a committed secret.
 const testJwtKey = JSON.stringify(
