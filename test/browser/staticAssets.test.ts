@@ -44,5 +44,9 @@ describe("the docs page's library files, served as static assets", () => {
     const missing = await get("/docs/assets/swagger-ui-0.0.0/swagger-ui-bundle.js");
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { status: string }).status).toBe("fail");
+    // Nor is the _headers file itself: the worker asks for an API key there.
+    const headers = await get("/_headers");
+    expect(headers.status).toBe(401);
+    expect(await headers.text()).not.toContain("Cache-Control");
   });
 });
