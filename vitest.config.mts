@@ -2,10 +2,16 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { prepareStaticAssets } from "./tools/lib/staticAssets.ts";
 
 // wrangler's informational lines ("Using secrets defined in .dev.vars", once per test file) are noise
 // in a test log; its warnings and errors still show.
 process.env.WRANGLER_LOG ??= "warn";
+
+// wrangler.toml's [assets] directory, which the worker pool reads and npm start serves: made from
+// node_modules, so a clean clone's first run finds it. (Imports with extensions down this chain: Vite
+// loads its config as Node would.)
+prepareStaticAssets();
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "schema/migrations"));
 // A fresh signing key per run: tests never depend on a committed secret.

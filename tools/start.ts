@@ -6,6 +6,7 @@ import { parseCommandLine } from "./lib/cli";
 import { ENV_FILE, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
 import type { Supervised } from "./lib/processes";
 import { envFileText } from "./lib/serviceAddress";
+import { prepareStaticAssets } from "./lib/staticAssets";
 import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
@@ -81,6 +82,7 @@ async function main() {
   }
 
   const baseUrl = `http://127.0.0.1:${PORT}`;
+  prepareStaticAssets();
   running.push(await superviseWorker(baseUrl));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
   const [relayArgs, firstMetricsPort] = await relayReady;

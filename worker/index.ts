@@ -74,7 +74,6 @@ app.use("*", corsMiddleware);
 // ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).
 for (const path of ["/.well-known/jwks.json", "/openapi.json", "/docs", "/favicon.ico"])
   app.use(path, cacheable(CACHE.publicShort));
-app.use("/docs/assets/*", cacheable(CACHE.immutable));
 // Rulesets (`/rules/v1/{ruleset_id}`), not a plan's evaluation, which changes with the plan.
 for (const path of ["/elevation/v1/*", "/rules/v1/:ruleset_id", "/aircraft/v2/*"])
   app.use(path, cacheable(CACHE.privateHour));

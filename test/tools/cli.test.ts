@@ -40,6 +40,7 @@ const COMMANDS: [string[], string][] = [
   [["tools/airspace/import.ts"], "npm run airspace:import"],
   [["tools/elevation/import.ts"], "npm run elevation:import"],
   [["tools/wranglerTypes.ts"], "npm run types"],
+  [["tools/assets.ts"], "npm run assets"],
   [["tools/check.ts"], "npm run check"],
   [["tools/airspace/deriveUkRegions.ts"], "deriveUkRegions.ts"],
   [["tools/elevation/deriveSamples.ts"], "deriveSamples.ts"],

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createRouter, renderError, renderNotFound } from "../../worker/app";
 import { clearKeyCache } from "../../worker/middleware/apiKey";
-import { DOCS_ASSETS } from "../../worker/routes/docs";
+import { DOCS_ASSETS } from "../../worker/routes/docsAssets";
 import { call, createAccount } from "./helpers";
 
 describe("envelope and status codes", () => {

@@ -5,7 +5,6 @@ import { renderError } from "../../worker/app";
 import { windsock } from "../../worker/client";
 import type { AppEnv, Bindings } from "../../worker/env";
 import { corsMiddleware, parseAllowedOrigins } from "../../worker/middleware/cors";
-import { DOCS_ASSETS } from "../../worker/routes/docs";
 import { BASE, call, createAccount } from "./helpers";
 
 const ORIGIN = "https://app.example";
@@ -112,21 +111,6 @@ describe("caching", () => {
       const stale = await call(path, { headers: { "If-None-Match": '"something-else"' } });
       expect(stale.status, path).toBe(200);
     }
-  });
-
-  it("keeps the docs' library files for good under their versioned path", async () => {
-    const script = await call(`${DOCS_ASSETS}/swagger-ui-bundle.js`);
-    expect(script.status).toBe(200);
-    expect(script.headers.get("content-type")).toContain("javascript");
-    expect(script.text).toContain("SwaggerUIBundle");
-    expect(script.headers.get("cache-control")).toContain("immutable");
-    const css = await call(`${DOCS_ASSETS}/swagger-ui.css`);
-    expect(css.headers.get("content-type")).toContain("text/css");
-    expect(css.text).not.toContain("sourceMappingURL");
-    const again = await call(`${DOCS_ASSETS}/swagger-ui-bundle.js`, {
-      headers: { "If-None-Match": script.headers.get("etag")! },
-    });
-    expect(again.status).toBe(304);
   });
 
   it("caches an API key's catalogue answers privately, and never failures or changing records", async () => {

@@ -6,8 +6,6 @@ import type { AppEnv } from "../env";
 export const CACHE = {
   /** Public, rarely changing documents: JWKS, the OpenAPI document, the docs page. */
   publicShort: "public, max-age=300",
-  /** Files whose URL names their version. */
-  immutable: "public, max-age=31536000, immutable",
   /** Answers to an API key about data that changes only with an import: elevation, rulesets. */
   privateHour: "private, max-age=3600",
 } as const;

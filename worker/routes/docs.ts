@@ -1,15 +1,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-// Swagger UI's prebuilt bundle, inlined into the worker as text (wrangler.toml [[rules]] "Text"): the
-// page needs no CDN and works offline.
-import swaggerPackage from "swagger-ui-dist/package.json";
-import swaggerCss from "swagger-ui-dist/swagger-ui.css";
-import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import { datagramLayoutMarkdown } from "../../proto/datagram";
 import type { AppEnv } from "../env";
-
-const SWAGGER_UI = `swagger-ui-${swaggerPackage.version}`;
-/** Assets live under their library version, so a browser may keep them for good. */
-export const DOCS_ASSETS = `/docs/assets/${SWAGGER_UI}`;
+// Swagger UI's prebuilt bundle and style sheet come from this host too (no CDN, works offline), as
+// static assets (wrangler.toml [assets], tools/lib/staticAssets.ts), not through the worker.
+import { DOCS_ASSETS } from "./docsAssets";
 
 const DOCUMENT = {
   openapi: "3.1.0",
@@ -58,21 +52,9 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
   };
   app.get("/openapi.json", (c) => c.body(document().json, 200, { "Content-Type": "application/json" }));
   app.get("/docs", (c) => c.html(docsPage(document().document)));
-  app.get(`${DOCS_ASSETS}/swagger-ui-bundle.js`, (c) =>
-    c.body(swaggerBundle, 200, {
-      "Content-Type": "text/javascript; charset=utf-8",
-      ETag: `"${SWAGGER_UI}-bundle"`,
-    }),
-  );
-  app.get(`${DOCS_ASSETS}/swagger-ui.css`, (c) =>
-    c.body(CSS, 200, { "Content-Type": "text/css; charset=utf-8", ETag: `"${SWAGGER_UI}-css"` }),
-  );
   // Browsers ask for it on every page: an icon, not a 401.
   app.get("/favicon.ico", (c) => c.body(ICON, 200, { "Content-Type": "image/svg+xml" }));
 }
-
-// Its source map is not shipped; without the comment no browser asks for it.
-const CSS = swaggerCss.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, "");
 
 /** A windsock on a pole. */
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M5 3v27" stroke="#334" stroke-width="2"/><path d="M6 5l22 4v6L6 19z" fill="#e8590c"/><path d="M13 6.3v11.4M20 7.6v8.8" stroke="#fff" stroke-width="2.5"/></svg>`;

@@ -33,7 +33,7 @@ function servedBy(routes: string[], method: string, path: string): string | unde
   });
 }
 
-/** Whether a list entry (`GET /docs/assets/*` names every route under it) covers a route. */
+/** Whether a list entry (one ending in `/*` names every route under it) covers a route. */
 const listed = (list: string[], route: string) =>
   list.some((entry) => entry === route || (entry.endsWith("/*") && route.startsWith(entry.slice(0, -1))));
 

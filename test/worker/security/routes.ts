@@ -323,7 +323,6 @@ export const PUBLIC_ROUTES: string[] = [
   // The API reference and its assets.
   "GET /openapi.json",
   "GET /docs",
-  "GET /docs/assets/*",
   "GET /favicon.ico",
   // The deep-link page: it acts as the account its link names (test/worker/deeplink*.test.ts).
   "GET /create_flight/v1",
