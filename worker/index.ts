@@ -31,6 +31,7 @@ import { healthRoutes } from "./routes/health";
 import { interussRoutes } from "./routes/interuss";
 import { keyRoutes } from "./routes/keys";
 import { liveRoutes } from "./routes/live";
+import { pilotLoginRoutes } from "./routes/pilotLogin";
 import { pilotRoutes } from "./routes/pilots";
 import { ridRoutes } from "./routes/rid";
 import { rulesRoutes } from "./routes/rules";
@@ -121,6 +122,7 @@ app.use("*", requireDocumentedBodyType(app));
 
 app.route("/", healthRoutes);
 app.route("/", authRoutes);
+app.route("/", pilotLoginRoutes);
 app.route("/", keyRoutes);
 app.route("/", corsOriginRoutes);
 app.route("/", devRoutes);
