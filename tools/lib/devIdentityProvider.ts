@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { JWK } from "jose";
 import Provider, { errors, type KoaContextWithOIDC } from "oidc-provider";
+import type { ToolDb } from "./db";
 
 /**
  * The development OpenID Provider: `oidc-provider` (a certified OpenID Provider) on 127.0.0.1, with
@@ -227,4 +228,33 @@ ${problem ? `<p role="alert">${problem}</p>` : ""}
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
 </form></html>`;
+}
+
+/**
+ * Points an application at the development provider (loopback allowed): its tokens become the
+ * application's pilot tokens and the SDK login routes sign the development pilot in.
+ */
+export async function trustDevProvider(
+  db: ToolDb,
+  accountId: string,
+  provider: DevIdentityProvider,
+): Promise<void> {
+  const { saveIdentityProvider } = await import("../../worker/store/identityProviders");
+  await saveIdentityProvider(
+    db,
+    {
+      accountId,
+      issuer: provider.issuer,
+      discoveryUrl: provider.discoveryUrl,
+      jwksUrl: `${provider.issuer}/jwks`,
+      tokenEndpoint: `${provider.issuer}/token`,
+      authorizationEndpoint: `${provider.issuer}/auth`,
+      audience: provider.clientId,
+      userClaim: "sub",
+      clientId: provider.clientId,
+      clientSecret: null,
+      allowLoopback: true,
+    },
+    Date.now(),
+  );
 }
