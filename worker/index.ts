@@ -56,6 +56,8 @@ const PUBLIC_PATHS = [
   /^\/docs(\/|$)/,
   /^\/favicon\.ico$/,
   /^\/create_flight\/v1\/?$/,
+  // The page's sign-in at the account's identity provider (worker/services/pageSignIn.ts).
+  /^\/create_flight\/v1\/sign(ed)?_in$/,
   /^\/internal\//,
   // InterUSS interfaces and F3411 Remote ID: the authority's bearer tokens instead (worker/interuss/auth.ts).
   /^\/interuss\//,

@@ -55,11 +55,17 @@ export async function pilotOfBearer(
   return federatedPilot(env, db, token, provider);
 }
 
-async function federatedPilot(
+/**
+ * The pilot of one of the provider's tokens: signature by its published keys (RS256 or ES256),
+ * its issuer and audience, `exp` and `nbf` (CLOCK_LEEWAY_SECONDS of skew on `nbf` and `iat`), and,
+ * for an ID token from a sign-in this service started, the `nonce` it sent.
+ */
+export async function federatedPilot(
   env: Bindings,
   db: Db,
   token: string,
   provider: IdentityProvider,
+  expectedNonce?: string,
 ): Promise<PilotOfToken> {
   const result = await verifyJwt(
     token,
@@ -67,6 +73,8 @@ async function federatedPilot(
     { algorithms: [...PROVIDER_ALGORITHMS], audiences: [provider.audience] },
   );
   if (!result.ok) throw unauthorized(`Invalid token: ${result.reason}`);
+  if (expectedNonce !== undefined && result.claims.nonce !== expectedNonce)
+    throw unauthorized("Invalid token: its nonce is not the one this sign-in sent");
   const user = result.claims[provider.userClaim];
   if (typeof user !== "string" || user === "")
     throw unauthorized(`Invalid token: it lacks the ${provider.userClaim} claim that names the user`);
