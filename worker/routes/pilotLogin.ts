@@ -102,7 +102,13 @@ const realmToken = createRoute({
         .max(64)
         .openapi({ param: { name: "realm", in: "path" }, example: "airmap" }),
     }),
-    body: { content: { "application/x-www-form-urlencoded": { schema: Body } }, required: true },
+    body: {
+      content: {
+        "application/x-www-form-urlencoded": { schema: Body },
+        "application/json": { schema: Body },
+      },
+      required: true,
+    },
   },
   responses: answers,
 });
