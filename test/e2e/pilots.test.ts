@@ -280,6 +280,70 @@ describe("federated pilots through the development OpenID Provider", () => {
   });
 });
 
+describe("the deep-link page signs the pilot in at the application's provider", () => {
+  it("authorization code + PKCE through the page, state single-use; the flight is the pilot's", async () => {
+    const res = await fetch(`${worker.baseUrl}/deeplink/v1/create_flight`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ geometry: { type: "Point", coordinates: [8.54, 47.37] }, buffer: 50 }),
+    });
+    expect(res.status).toBe(200);
+    const creation = new URL(new URL(((await res.json()) as any).data.link).searchParams.get("link")!);
+    expect(creation.searchParams.has("grant")).toBe(false);
+    const page = await (await fetch(creation.href)).text();
+    expect(page).toContain("Sign in to create the flight");
+    expect(page).not.toContain('value="create"');
+    const signInHref = /href="(\/create_flight\/v1\/sign_in\?[^"]+)"/
+      .exec(page)![1]!
+      .replaceAll("&amp;", "&");
+
+    const started = await fetch(`${worker.baseUrl}${signInHref}`, { redirect: "manual" });
+    expect(started.status).toBe(303);
+    const authorize = new URL(started.headers.get("location")!);
+    expect(authorize.origin).toBe(provider.issuer);
+    expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+    for (const name of ["state", "nonce", "code_challenge"])
+      expect(authorize.searchParams.get(name)).toBeTruthy();
+    const redirectUri = `${worker.baseUrl}/create_flight/v1/signed_in`;
+    const back = await signInAtProvider(provider, authorize.href, redirectUri, PASSWORD);
+
+    const finished = await fetch(back, { redirect: "manual" });
+    expect(finished.status).toBe(303);
+    const signedIn = new URL(finished.headers.get("location")!, worker.baseUrl);
+    expect(signedIn.searchParams.get("grant")).toMatch(/^wsg_/);
+    // The provider's answer is single-use: replayed, it signs nobody in.
+    const replayed = await fetch(back, { redirect: "manual" });
+    expect(replayed.status).toBe(400);
+    expect(await replayed.text()).toContain("unknown, used or expired");
+
+    const form = await (await fetch(signedIn.href)).text();
+    expect(form).toContain("You are signed in");
+    const created = await fetch(signedIn.href, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        altitude: "30",
+        buffer: "50",
+        start: "0",
+        duration: "30",
+        action: "create",
+        units: "metric",
+      }),
+    });
+    const html = await created.text();
+    expect(created.status, html.slice(0, 2000)).toBe(200);
+    const flightId = /id="flight-id">([^<]+)</.exec(html)![1]!;
+    const login = await cppPasswordOutcome(await post("/oauth/ro", oauthRoBody(PASSWORD)));
+    if (!login.ok) throw new Error(login.error);
+    const flight = await fetch(`${worker.baseUrl}/flight/v2/${encodeURIComponent(flightId)}`, {
+      headers: { "x-api-key": apiKey, authorization: `Bearer ${login.token.id}` },
+    });
+    expect(flight.status).toBe(200);
+    const me = ((await (await profile(login.token.id)).json()) as any).data.id;
+    expect(((await flight.json()) as any).data.pilot_id).toBe(me);
+  });
+});
+
 /**
  * The authorization code flow as a relying party runs it: PKCE challenge, the provider's sign-in
  * form with the pilot's credentials, the code at the redirect URI, the code and verifier exchanged.
@@ -301,39 +365,7 @@ async function authorizationCodeLogin(idp: DevIdentityProvider, redirectUri: str
     code_challenge_method: "S256",
   }))
     authorize.searchParams.set(k, v);
-  const jar = new Map<string, string>();
-  const go = async (url: string, init: RequestInit = {}) => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: {
-        ...(init.headers as Record<string, string>),
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-      },
-    });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const [name, ...value] = pair!.split("=");
-      jar.set(name!, value.join("="));
-    }
-    return res;
-  };
-  let res = await go(authorize.href);
-  let location = res.headers.get("location")!;
-  expect(location).toMatch(/\/interaction\//);
-  const interaction = new URL(location, idp.issuer).href;
-  expect((await go(interaction)).status).toBe(200);
-  res = await go(`${interaction}/login`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ username: idp.username, password }).toString(),
-  });
-  // Back through the authorization endpoint until the provider redirects to the client.
-  for (let i = 0; i < 5 && !res.headers.get("location")?.startsWith(redirectUri); i++) {
-    location = new URL(res.headers.get("location")!, idp.issuer).href;
-    res = await go(location);
-  }
-  const back = new URL(res.headers.get("location")!);
+  const back = new URL(await signInAtProvider(idp, authorize.href, redirectUri, password));
   expect(back.searchParams.get("state")).toBe(state);
   const code = back.searchParams.get("code")!;
   const exchanged = await fetch(`${idp.issuer}/token`, {
@@ -352,4 +384,47 @@ async function authorizationCodeLogin(idp: DevIdentityProvider, redirectUri: str
   const claims = JSON.parse(Buffer.from(tokens.id_token.split(".")[1], "base64url").toString());
   expect(claims.nonce).toBe(nonce);
   return tokens.id_token as string;
+}
+
+/**
+ * A browser at the provider: the authorization request, its sign-in form with the pilot's
+ * credentials, and the redirects until the provider sends the browser back to `redirectUri`.
+ */
+async function signInAtProvider(
+  idp: DevIdentityProvider,
+  authorizeUrl: string,
+  redirectUri: string,
+  password: string,
+) {
+  const jar = new Map<string, string>();
+  const go = async (url: string, init: RequestInit = {}) => {
+    const res = await fetch(url, {
+      ...init,
+      redirect: "manual",
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const [name, ...value] = pair!.split("=");
+      jar.set(name!, value.join("="));
+    }
+    return res;
+  };
+  let res = await go(authorizeUrl);
+  const interaction = new URL(res.headers.get("location")!, idp.issuer).href;
+  expect(interaction).toMatch(/\/interaction\//);
+  expect((await go(interaction)).status).toBe(200);
+  res = await go(`${interaction}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username: idp.username, password }).toString(),
+  });
+  for (let i = 0; i < 5 && !res.headers.get("location")?.startsWith(redirectUri); i++)
+    res = await go(new URL(res.headers.get("location")!, idp.issuer).href);
+  const location = res.headers.get("location")!;
+  expect(location.startsWith(redirectUri)).toBe(true);
+  return location;
 }
