@@ -3,6 +3,7 @@ export * from "./aircraft";
 export * from "./airspace";
 export * from "./deeplink";
 export * from "./flights";
+export * from "./identity";
 export * from "./pilots";
 export * from "./remoteId";
 export * from "./telemetry";

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseCommandLine } from "./lib/cli";
@@ -23,6 +23,8 @@ Environment:
                   and this is not set, a free port: the banner and STATE_DIR/services.json say which)
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
   RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
+  IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3): the
+                  development application's pilots sign in there (the banner prints the credentials)
 A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
 
 Once running, the shell variables every \`npm run\` tool reads (WINDSOCK_URL, WINDSOCK_API_KEY,
@@ -33,20 +35,29 @@ Stop with Ctrl-C.`;
 // Arguments first, wrangler and the seeders after: `--help` and a mistyped flag answer at once.
 parseCommandLine({ help: HELP, options: {} });
 const { spawn } = await import("node:child_process");
-const [{ createKey, isLiveKey }, { ensureDevVars }, processes, { applyMigrations, openTarget }, { seeders }] =
-  await Promise.all([
-    import("./lib/accounts"),
-    import("./lib/devVars"),
-    import("./lib/processes"),
-    import("./lib/target"),
-    import("./seed"),
-  ]);
+const [
+  { createKey, isLiveKey },
+  { ensureDevVars },
+  processes,
+  { applyMigrations, openTarget },
+  { seeders },
+  devIdentity,
+] = await Promise.all([
+  import("./lib/accounts"),
+  import("./lib/devVars"),
+  import("./lib/processes"),
+  import("./lib/target"),
+  import("./seed"),
+  import("./lib/devIdentityProvider"),
+]);
 const { DEFAULT_METRICS_PORT, relayCommand, relayListening, relayMetricsPort, supervise } = processes;
 
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
 const TELEMETRY_HOST = process.env.TELEMETRY_HOST || "127.0.0.1";
+const IDP_PORT = Number(process.env.IDP_PORT ?? PORT + 3);
 const DEV_KEY_FILE = path.join(STATE_DIR, "dev-api-key");
+const DEV_PILOT_PASSWORD_FILE = path.join(STATE_DIR, "dev-pilot-password");
 /** What runs now (pids and bound addresses), for operators and the benchmarks. */
 const SERVICES_FILE = path.join(STATE_DIR, "services.json");
 const running: Supervised<unknown>[] = [];
@@ -65,6 +76,12 @@ async function main() {
   const bundle = `relay-${createHash("sha256").update(STATE_DIR).digest("hex").slice(0, 12)}`;
   const relayReady = Promise.all([relayCommand(bundle), metricsPort()]);
 
+  const baseUrl = `http://127.0.0.1:${PORT}`;
+  const identity = await devIdentity.startDevIdentityProvider({
+    port: IDP_PORT,
+    password: devPilotPassword(),
+    redirectUris: [`${baseUrl}/create_flight/v1/signed_in`],
+  });
   const target = await migratedTarget();
   let apiKey: string;
   try {
@@ -77,11 +94,11 @@ async function main() {
       }),
     );
     apiKey = await developmentKey(target);
+    await trustIdentityProvider(target, apiKey, identity);
   } finally {
     await target.close();
   }
 
-  const baseUrl = `http://127.0.0.1:${PORT}`;
   prepareStaticAssets();
   running.push(await superviseWorker(baseUrl));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
@@ -93,15 +110,26 @@ async function main() {
   const relayHost = bound.host === "0.0.0.0" ? "127.0.0.1" : bound.host === "::" ? "::1" : bound.host;
   const relayAddress = `${relayHost.includes(":") ? `[${relayHost}]` : relayHost}:${bound.port}`;
   mkdirSync(path.dirname(ENV_FILE), { recursive: true });
-  writeFileSync(ENV_FILE, envFileText({ url: baseUrl, apiKey, relay: relayAddress, stateDir: STATE_DIR }), {
-    mode: 0o600,
-  });
+  writeFileSync(
+    ENV_FILE,
+    envFileText({
+      url: baseUrl,
+      apiKey,
+      relay: relayAddress,
+      stateDir: STATE_DIR,
+      pilot: { username: identity.username, password: devPilotPassword() },
+    }),
+    {
+      mode: 0o600,
+    },
+  );
   const envFile = path.relative(process.cwd(), ENV_FILE) || ENV_FILE;
   console.log(`
 Windsock is running
   API          ${baseUrl}   (docs: ${baseUrl}/docs)
   Telemetry    udp://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}${everywhere}   (relay metrics: http://127.0.0.1:${bound.metricsPort}/metrics)
   API key      ${apiKey}
+  Pilot login  ${identity.issuer} (OpenID Provider)   user ${identity.username}  password ${devPilotPassword()}
 Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while the relay is down nothing
 listens on the telemetry port.
 In another shell: . ${envFile.startsWith(".") || path.isAbsolute(envFile) ? envFile : `./${envFile}`}   (WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY)
@@ -150,6 +178,31 @@ async function developmentKey(target: Target): Promise<string> {
   const created = await createKey(target, { name: "development" });
   writeFileSync(DEV_KEY_FILE, `${created.apiKey}\n`, { mode: 0o600 });
   return created.apiKey;
+}
+
+/** The development pilot's password: made once, kept in STATE_DIR, printed by the banner. */
+function devPilotPassword(): string {
+  if (!existsSync(DEV_PILOT_PASSWORD_FILE))
+    writeFileSync(DEV_PILOT_PASSWORD_FILE, `${randomBytes(12).toString("base64url")}\n`, { mode: 0o600 });
+  return readFileSync(DEV_PILOT_PASSWORD_FILE, "utf8").trim();
+}
+
+/** The development key's application trusts the development provider (its port may have changed). */
+async function trustIdentityProvider(
+  target: Target,
+  apiKey: string,
+  identity: Awaited<ReturnType<typeof devIdentity.startDevIdentityProvider>>,
+) {
+  const [{ toolDb }, { findAccountByKeyHash }, { sha256Hex }] = await Promise.all([
+    import("./lib/db"),
+    import("../worker/store/accounts"),
+    import("../worker/lib/hash"),
+  ]);
+  const db = toolDb(target);
+  const account = await findAccountByKeyHash(db, await sha256Hex(apiKey));
+  if (!account) throw new Error("the development key has no account");
+  await devIdentity.trustDevProvider(db, account.id, identity);
+  log(`identity provider: ${identity.issuer} (${identity.clientId}) trusted by ${account.publicId}`);
 }
 
 /** The relay's metrics port (relayMetricsPort): fixed 9464 unless set, or taken by another copy. */

@@ -98,6 +98,8 @@ export interface Variables {
   account: Account;
   /** The pilot id (token `sub`) once `requireToken` or `optionalToken` has run. */
   pilotId: string | undefined;
+  /** When that token expires (UNIX seconds): open streams end then. */
+  tokenExpiresAt?: number;
 }
 
 export interface AppEnv {

@@ -33,6 +33,7 @@ import { healthRoutes } from "./routes/health";
 import { interussRoutes } from "./routes/interuss";
 import { keyRoutes } from "./routes/keys";
 import { liveRoutes } from "./routes/live";
+import { pilotLoginRoutes } from "./routes/pilotLogin";
 import { pilotRoutes } from "./routes/pilots";
 import { ridRoutes } from "./routes/rid";
 import { rulesRoutes } from "./routes/rules";
@@ -59,6 +60,8 @@ const PUBLIC_PATHS = [
   /^\/favicon\.ico$/,
   /^\/create_flight\/v1\/?$/,
   /^\/deeplink\/v1\/open\/?$/,
+  // The page's sign-in at the account's identity provider (worker/services/pageSignIn.ts).
+  /^\/create_flight\/v1\/sign(ed)?_in$/,
   /^\/internal\//,
   // InterUSS interfaces and F3411 Remote ID: the authority's bearer tokens instead (worker/interuss/auth.ts).
   /^\/interuss\//,
@@ -124,6 +127,7 @@ app.use("*", requireDocumentedBodyType(app));
 
 app.route("/", healthRoutes);
 app.route("/", authRoutes);
+app.route("/", pilotLoginRoutes);
 app.route("/", keyRoutes);
 app.route("/", corsOriginRoutes);
 app.route("/", devRoutes);

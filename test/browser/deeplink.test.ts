@@ -43,9 +43,19 @@ async function api(pathname: string, init: { method?: string; body?: unknown; to
   return { status: res.status, json: (await res.json()) as any };
 }
 
-/** The creation link inside the dynamic link the builder returns. */
-async function creationLink(body: Record<string, unknown>): Promise<string> {
-  const res = await api("/deeplink/v1/create_flight", { method: "POST", body });
+/** A pilot's token from the partner app's own sign-in (anonymous tokens: the app keeps its users). */
+async function pilotToken(userId: string): Promise<string> {
+  const token = await api("/auth/v1/anonymous/token", { method: "POST", body: { user_id: userId } });
+  return token.json.data.id_token;
+}
+
+/**
+ * The creation link inside the dynamic link the builder returns; built with the pilot's token it
+ * carries that pilot's single-use sign-in, without one the page can create nothing.
+ */
+async function creationLink(body: Record<string, unknown>, signedInAs?: string): Promise<string> {
+  const token = signedInAs ? await pilotToken(signedInAs) : undefined;
+  const res = await api("/deeplink/v1/create_flight", { method: "POST", body, ...(token ? { token } : {}) });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   return new URL(res.json.data.link).searchParams.get("link")!;
 }
@@ -139,17 +149,21 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     expect(phone.external).toEqual([]);
   });
 
-  it("on a phone: shows the area, refuses a sign-in without a user id, then creates the flight and calls back", async () => {
+  it("on a phone: without a sign-in offers the provider's; signed in by the link, creates the flight and calls back", async () => {
     const phone = await launch(PHONE);
     browsers.push(phone);
-    const link = await creationLink({
-      geometry: NEAR_KBNA,
-      callback_url: `${receiver.url}?state=phone`,
-      altitude: 60,
-    });
+    const fields = { geometry: NEAR_KBNA, callback_url: `${receiver.url}?state=phone`, altitude: 60 };
     const page = await phone.context.newPage();
-    await page.goto(link);
+    // A link built without the pilot's token: npm start's application trusts the development provider.
+    await page.goto(await creationLink(fields));
+    expect(await page.getByRole("link", { name: "Sign in to create the flight" }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Create flight" }).count()).toBe(0);
+    expect(await page.locator("#user_id").count()).toBe(0);
+    await screenshot(page, "phone-no-sign-in");
+
+    await page.goto(await creationLink(fields, "phone-pilot"));
     expect(await page.title()).toContain("Create a flight");
+    expect(await page.locator("#sign_in").textContent()).toContain("You are signed in");
     expect(await page.locator("svg.map path").count()).toBeGreaterThan(0);
     // The (real) Class C advisory is drawn and listed, and the area is orange: authorization required.
     expect(await page.locator("svg.map circle").count()).toBeGreaterThan(0);
@@ -166,22 +180,9 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     await expectUsable(page);
     await screenshot(page, "phone-form");
 
-    await page.getByRole("button", { name: "Create flight" }).click();
-    await page.waitForSelector("#error-summary");
-    expect(await page.locator("#error-summary").textContent()).toContain("enter your user id");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("error-summary");
-    expect(await page.getAttribute("#user_id", "aria-invalid")).toBe("true");
-    expect(await page.getAttribute("#user_id", "aria-describedby")).toContain("user_id-error");
-    await expectUsable(page);
-    await screenshot(page, "phone-errors");
-
-    // Keyboard only: from the summary to the field, type, choose, submit with Enter.
-    await page.keyboard.press("Tab");
-    await page.keyboard.press("Enter");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("user_id");
-    await page.keyboard.type("phone-pilot");
+    // Keyboard only: choose, then submit from the button with Enter.
     await choosePick1(page);
-    await page.focus("#user_id");
+    await page.getByRole("button", { name: "Create flight" }).focus();
     await Promise.all([page.waitForURL(`${receiver.url}**`), page.keyboard.press("Enter")]);
     await screenshot(page, "phone-callback");
 
@@ -210,12 +211,10 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     const response = await page.goto(plain);
     expect(response!.status()).toBe(200);
     expect(await page.locator("body").textContent()).toContain("Requested by Windsock");
-    await page.fill("#user_id", "first-party-pilot");
-    await choosePick1(page);
-    await page.getByRole("button", { name: "Create flight" }).click();
-    await page.waitForSelector("#flight-id");
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Flight created");
-    expect(await page.locator("#flight-id").textContent()).toMatch(/^flight\|/);
+    // A typed user id signs nobody in: without a sign-in the page creates nothing.
+    expect(await page.locator("#user_id").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Create flight" }).count()).toBe(0);
+    expect(await page.locator("#sign_in").textContent()).toContain("npm run pilots:provider");
     await screenshot(page, "phone-plain-link");
 
     // Its callback is honoured only once the operator allows it for the first-party application.
@@ -230,12 +229,15 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     const desktop = await launch(DESKTOP);
     browsers.push(desktop);
     const point = { type: "Point", coordinates: [-86.72917, 36.10417] };
-    const link = await creationLink({
-      geometry: point,
-      buffer: 30.48,
-      callback_url: receiver.url,
-      ruleset_ids: ["usa_sec_44809"],
-    });
+    const link = await creationLink(
+      {
+        geometry: point,
+        buffer: 30.48,
+        callback_url: receiver.url,
+        ruleset_ids: ["usa_sec_44809"],
+      },
+      "desk-pilot",
+    );
     const page = await desktop.context.newPage();
     await page.goto(link);
     // ruleset_ids preselects the recreational pick1 instead of the default Part 107.
@@ -250,11 +252,9 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     await screenshot(page, "desktop-form");
 
     await page.fill("#buffer", "0");
-    await page.fill("#user_id", "desk-pilot");
     await page.getByRole("button", { name: "Create flight" }).click();
     await page.waitForSelector("#error-summary");
     expect(await page.locator("#buffer-error").textContent()).toContain("greater than 0");
-    expect(await page.inputValue("#user_id")).toBe("desk-pilot");
     await screenshot(page, "desktop-errors");
 
     await page.fill("#buffer", "50");

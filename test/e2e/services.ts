@@ -20,8 +20,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Migrates a fresh local state directory and mints an API key in it. */
-export async function prepareState(stateDir: string): Promise<{ apiKey: string }> {
+/** Migrates a fresh local state directory and mints an API key (and its account) in it. */
+export async function prepareState(stateDir: string): Promise<{ apiKey: string; accountId: string }> {
   const persist = `--persist-to=${stateDir}`;
   await wrangler(["d1", "migrations", "apply", "windsock", "--local", persist]);
   const apiKey = `wsk_${randomBase62(40)}`;
@@ -45,7 +45,7 @@ export async function prepareState(stateDir: string): Promise<{ apiKey: string }
     persist,
     `--command=${statements.map(inline).join(";")}`,
   ]);
-  return { apiKey };
+  return { apiKey, accountId };
 }
 
 /** `wrangler dev` on the given port and state, with the development secrets of .dev.vars. */

@@ -37,6 +37,8 @@ const COMMANDS: [string[], string][] = [
   [["tools/keys.ts", "revoke"], "npm run keys:revoke"],
   [["tools/callbacks.ts", "add"], "npm run callbacks -- add"],
   [["tools/callbacks.ts", "list"], "npm run callbacks -- list"],
+  [["tools/identityProvider.ts", "set"], "npm run pilots:provider -- set"],
+  [["tools/identityProvider.ts", "show"], "npm run pilots:provider -- show"],
   [["tools/airspace/import.ts"], "npm run airspace:import"],
   [["tools/elevation/import.ts"], "npm run elevation:import"],
   [["tools/wranglerTypes.ts"], "npm run types"],

@@ -1,7 +1,10 @@
 import { env, SELF } from "cloudflare:test";
+import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
+import * as schema from "../../schema";
 import { FIRST_PARTY_ACCOUNT_ID, FIRST_PARTY_PUBLIC_ID } from "../../worker/domain/deeplink/firstParty";
-import { BASE, call, createAccount } from "./helpers";
+import { createApiKey } from "../../worker/services/apiKeys";
+import { BASE, call, createAccount, tokenFor } from "./helpers";
 
 /** Spec 4.7's own creation link: `geometry` is JSON text with the GeoJSON geometry under `geometry`. */
 const point = { type: "Point", coordinates: [-84.3, 36.6] };
@@ -18,6 +21,27 @@ async function operatorAllows(url: string) {
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
+/**
+ * A single-use sign-in for a pilot of the service's own application, as its app gets one: the
+ * builder called with the application's key and the pilot's token.
+ */
+async function firstPartyGrant(userId: string): Promise<string> {
+  const key = await createApiKey(drizzle(env.DB, { schema }), {
+    name: "app",
+    accountId: FIRST_PARTY_ACCOUNT_ID,
+  });
+  const account = { accountId: FIRST_PARTY_ACCOUNT_ID, apiKey: key!.apiKey, keyId: key!.keyId };
+  const { token } = await tokenFor(account, userId);
+  const res = await call("/deeplink/v1/create_flight", {
+    method: "POST",
+    apiKey: account.apiKey,
+    token,
+    body: { geometry: point },
+  });
+  expect(res.status, res.text).toBe(200);
+  return new URL(new URL(res.json.data.link).searchParams.get("link")!).searchParams.get("grant")!;
+}
+
 describe("the spec's plain creation link (no client_id)", () => {
   it("opens the page for the service's own application, which migration 0008 created", async () => {
     const row = await env.DB.prepare("SELECT public_id, name FROM accounts WHERE id = ?")
@@ -28,7 +52,7 @@ describe("the spec's plain creation link (no client_id)", () => {
     expect(res.status, res.text.slice(0, 500)).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
     expect(res.text).toContain("Requested by <strong>Windsock</strong>");
-    expect(res.text).toContain('<label for="user_id">');
+    expect(res.text).not.toContain('name="user_id"');
     expect(res.text).toMatch(/id="buffer"[^>]*value="40"/);
     expect(res.headers.get("content-security-policy")).toContain("form-action 'self';");
     // Naming the first-party application explicitly is the same link.
@@ -38,10 +62,9 @@ describe("the spec's plain creation link (no client_id)", () => {
   });
 
   it("creates the flight for a pilot of the service's own application and shows it", async () => {
-    const res = await call(plainLink(), {
+    const res = await call(plainLink(`&grant=${await firstPartyGrant("web-first")}`), {
       method: "POST",
       body: form({
-        user_id: "web-first",
         altitude: "30",
         buffer: "40",
         start: "0",
@@ -77,7 +100,6 @@ describe("the spec's plain creation link (no client_id)", () => {
       const posted = await SELF.fetch(`${BASE}${plainLink(callbackParam(callback))}`, {
         method: "POST",
         body: form({
-          user_id: "web-first",
           altitude: "30",
           buffer: "40",
           start: "0",
@@ -95,7 +117,9 @@ describe("the spec's plain creation link (no client_id)", () => {
 
   it("honours an allowed callback: 303 with flight_id and the spec's authorization statuses", async () => {
     await operatorAllows("https://windsock-app.example/done");
-    const link = plainLink(callbackParam("https://windsock-app.example/done/flight?state=s2"));
+    const link = plainLink(
+      `${callbackParam("https://windsock-app.example/done/flight?state=s2")}&grant=${await firstPartyGrant("web-first")}`,
+    );
     const page = await call(link);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain(
@@ -104,7 +128,6 @@ describe("the spec's plain creation link (no client_id)", () => {
     const res = await SELF.fetch(`${BASE}${link}`, {
       method: "POST",
       body: form({
-        user_id: "web-first",
         altitude: "30",
         buffer: "40",
         start: "0",

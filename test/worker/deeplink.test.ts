@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BASE, call, createAccount, type TestAccount } from "./helpers";
+import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 const square = {
   type: "Polygon",
@@ -238,9 +238,15 @@ describe("POST /deeplink/v1/create_flight", () => {
   });
 });
 
-async function creationPath(body: Record<string, unknown>): Promise<string> {
-  const res = await call("/deeplink/v1/create_flight", { method: "POST", apiKey: account.apiKey, body });
-  expect(res.status).toBe(200);
+/** The creation link's path; built with a pilot's token, it carries that pilot's single-use sign-in. */
+async function creationPath(body: Record<string, unknown>, pilotToken?: string): Promise<string> {
+  const res = await call("/deeplink/v1/create_flight", {
+    method: "POST",
+    apiKey: account.apiKey,
+    body,
+    ...(pilotToken ? { token: pilotToken } : {}),
+  });
+  expect(res.status, res.text).toBe(200);
   const creation = new URL(new URL(res.json.data.link).searchParams.get("link")!);
   return `${creation.pathname}${creation.search}`;
 }
@@ -259,7 +265,11 @@ describe("GET /create_flight/v1/", () => {
       "form-action 'self' https://partner.example",
     );
     expect(res.text).toContain("partner app");
-    expect(res.text).toContain('<label for="user_id">');
+    // No typed user id: without a sign-in the page says what the operator must set, and offers no creation.
+    expect(res.text).not.toContain('name="user_id"');
+    expect(res.text).toContain("has not set up pilot sign-in");
+    expect(res.text).toContain("npm run pilots:provider");
+    expect(res.text).not.toContain('value="create"');
     // 100 m snaps to 350 ft (106.68 m), shown selected; a Polygon has no buffer field.
     expect(res.text).toMatch(/<option value="106.68" selected="">350 ft<\/option>/);
     expect(res.text).not.toContain('id="buffer"');
@@ -354,7 +364,6 @@ describe("POST /create_flight/v1/", () => {
   it("shows the errors of bad input next to their fields and keeps what the pilot entered", async () => {
     const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 50 });
     const res = await post(`${path}&units=metric`, {
-      user_id: "",
       altitude: "33",
       buffer: "-5",
       start: "7",
@@ -362,7 +371,7 @@ describe("POST /create_flight/v1/", () => {
     });
     expect(res.status).toBe(400);
     expect(res.text).toContain('role="alert"');
-    for (const field of ["user_id", "altitude", "buffer", "start"]) {
+    for (const field of ["sign_in", "altitude", "buffer", "start"]) {
       expect(res.text).toContain(`href="#${field}"`);
       expect(res.text).toContain(`id="${field}-error"`);
     }
@@ -371,13 +380,14 @@ describe("POST /create_flight/v1/", () => {
 
   it("signs the pilot in, creates and submits the plan, and redirects to the callback", async () => {
     const callback = "https://partner.example/cb?state=s1";
-    const path = await creationPath({ geometry: square, altitude: 60, callback_url: callback });
+    const pilot = await tokenFor(account, "web-pilot");
+    const path = await creationPath({ geometry: square, altitude: 60, callback_url: callback }, pilot.token);
     const page = await call(`${path}&units=metric`);
+    expect(page.text).toContain("You are signed in");
     const chosen = [...page.text.matchAll(/name="(pick1-\w+|ruleset)" value="([^"]+)" checked=""/g)].map(
       (m) => [m[1]!, m[2]!] as const,
     );
     const fields: Record<string, string | string[]> = {
-      user_id: "web-pilot",
       altitude: "60",
       start: "0",
       duration: "60",
@@ -403,25 +413,29 @@ describe("POST /create_flight/v1/", () => {
       expect(Object.keys(a).sort()).toEqual(["authority", "description", "message", "status"]);
       expect(["pending", "accepted", "rejected", "not_requested", "cancelled"]).toContain(a.status);
     }
-    // The flight is the pilot's under the partner's account: the partner's own token reads it.
-    const token = await call("/auth/v1/anonymous/token", {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: { user_id: "web-pilot" },
-    });
+    // The flight is the pilot's under the partner's account: the pilot's own token reads it.
     const flight = await call(`/flight/v2/${encodeURIComponent(flightId)}`, {
       apiKey: account.apiKey,
-      token: token.json.data.id_token,
+      token: pilot.token,
     });
     expect(flight.status).toBe(200);
+    expect(flight.json.data.pilot_id).toBe(pilot.pilotId);
     expect(flight.json.data.max_altitude).toBe(60);
     expect(flight.json.data.authorizations).toEqual(authorizations);
+
+    // The link's sign-in is single-use: posted again, it creates nothing.
+    const again = await post(`${path}&units=metric`, fields);
+    expect(again.status).toBe(400);
+    expect(again.text).toContain("used or has expired");
   });
 
   it("shows the flight and its authorizations when the link has no callback", async () => {
-    const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 40 });
+    const pilot = await tokenFor(account, "no-callback");
+    const path = await creationPath(
+      { geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 40 },
+      pilot.token,
+    );
     const res = await post(`${path}&units=metric`, {
-      user_id: "no-callback",
       altitude: "30",
       buffer: "40",
       start: "15",
@@ -431,14 +445,9 @@ describe("POST /create_flight/v1/", () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain("<h1>Flight created</h1>");
     const flightId = /id="flight-id">([^<]+)</.exec(res.text)![1]!;
-    const token = await call("/auth/v1/anonymous/token", {
-      method: "POST",
-      apiKey: account.apiKey,
-      body: { user_id: "no-callback" },
-    });
     const flight = await call(`/flight/v2/${encodeURIComponent(flightId)}`, {
       apiKey: account.apiKey,
-      token: token.json.data.id_token,
+      token: pilot.token,
     });
     expect(flight.json.data.buffer).toBe(40);
     expect(Date.parse(flight.json.data.end_time) - Date.parse(flight.json.data.start_time)).toBe(30 * 60_000);
@@ -447,7 +456,6 @@ describe("POST /create_flight/v1/", () => {
   it("re-renders with the pilot's choices and no flight on Update airspace", async () => {
     const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] } });
     const res = await post(`${path}&units=imperial`, {
-      user_id: "",
       altitude: "121.92",
       buffer: "650",
       start: "60",
@@ -459,5 +467,45 @@ describe("POST /create_flight/v1/", () => {
     expect(res.text).toMatch(/<option value="121.92" selected="">400 ft<\/option>/);
     expect(res.text).toMatch(/id="buffer"[^>]*value="650"/);
     expect(res.text).toMatch(/<option value="60" selected="">In 1 hour<\/option>/);
+  });
+
+  it("never creates a flight for a typed user id: the attack of issue #25 creates nothing", async () => {
+    const victim = await tokenFor(account, "victim-pilot");
+    const path = await creationPath({ geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 40 });
+    const fields = {
+      user_id: "victim-pilot",
+      altitude: "30",
+      buffer: "40",
+      start: "0",
+      duration: "30",
+      action: "create",
+    };
+    for (let i = 0; i < 3; i++) {
+      const res = await post(`${path}&units=metric`, fields);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("has not set up pilot sign-in");
+    }
+    // Nor does a made-up or another account's grant.
+    const other = await createAccount("other partner");
+    const otherPilot = await tokenFor(other, "victim-pilot");
+    const otherLink = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: other.apiKey,
+      token: otherPilot.token,
+      body: { geometry: square },
+    });
+    const otherGrant = new URL(new URL(otherLink.json.data.link).searchParams.get("link")!).searchParams.get(
+      "grant",
+    )!;
+    expect(otherGrant).toMatch(/^wsg_/);
+    for (const grant of ["wsg_madeup", otherGrant]) {
+      const res = await post(`${path}&units=metric&grant=${grant}`, fields);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("used or has expired");
+    }
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM flights WHERE pilot_id = ?")
+      .bind(victim.pilotId)
+      .first<{ n: number }>();
+    expect(count!.n).toBe(0);
   });
 });

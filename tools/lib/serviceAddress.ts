@@ -18,12 +18,16 @@ export function envFileText(values: {
   apiKey: string;
   relay: string;
   stateDir: string;
+  pilot: { username: string; password: string };
 }): string {
   return [
     "# Written by npm start: the running copy's address and development API key. Load it with `. <this file>`.",
     `export WINDSOCK_URL=${values.url}`,
     `export WINDSOCK_API_KEY=${values.apiKey}`,
     `export WINDSOCK_RELAY=${values.relay}`,
+    "# The development pilot of the local OpenID Provider (the SDKs' password login signs in as it).",
+    `export WINDSOCK_PILOT_USERNAME=${values.pilot.username}`,
+    `export WINDSOCK_PILOT_PASSWORD=${values.pilot.password}`,
     "# The operator commands (keys, callbacks, cors, importers) act on this copy's state.",
     `export STATE_DIR='${values.stateDir.replaceAll("'", "'\\''")}'`,
     "",

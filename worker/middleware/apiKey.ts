@@ -3,6 +3,7 @@ import type { Account, AppEnv } from "../env";
 import { tooManyRequests, unauthorized } from "../lib/errors";
 import { sha256Hex } from "../lib/hash";
 import { TtlCache } from "../lib/ttlCache";
+import { forgetKeyState } from "../services/liveAccess";
 import { findAccountByKeyHash, revokeApiKey } from "../store/accounts";
 import { requireAccountOrigin } from "./cors";
 import { takeRequest } from "./rateLimiter";
@@ -59,7 +60,10 @@ async function lookUp(db: AppEnv["Variables"]["db"], key: string): Promise<Accou
 /** Revokes the account's key in D1 and in this isolate's cache; null when it holds no such live key. */
 export async function revokeKey(db: AppEnv["Variables"]["db"], account: Account, now = Date.now()) {
   const revoked = await revokeApiKey(db, account.id, account.keyId, now);
-  if (revoked) forgetKey(revoked.keyHash);
+  if (revoked) {
+    forgetKey(revoked.keyHash);
+    forgetKeyState(account.keyId);
+  }
   return revoked;
 }
 

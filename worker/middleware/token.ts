@@ -1,30 +1,34 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, Bindings } from "../env";
+import type { AppEnv } from "../env";
 import { unauthorized } from "../lib/errors";
-import { signingKey, verifyToken } from "../lib/jwt";
+import { pilotOfBearer } from "../services/pilotTokens";
 
-/** Requires a bearer token issued to a pilot of the calling account; sets `pilotId`. */
+/**
+ * Requires a bearer token of a pilot of the calling account (this service's own, or one of the
+ * account's OpenID Connect provider); sets `pilotId` and `tokenExpiresAt`.
+ */
 export const requireToken = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("authorization");
   if (!header) throw unauthorized("Missing Authorization header: send `Bearer <id_token>`");
-  c.set("pilotId", await pilotOfToken(c.env, header, c.var.account.id));
+  await setPilot(c, header);
   await next();
 });
 
 /** Like requireToken, but a request without a token passes as anonymous; a bad token is still 401. */
 export const optionalToken = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("authorization");
-  c.set("pilotId", header ? await pilotOfToken(c.env, header, c.var.account.id) : undefined);
+  if (header) await setPilot(c, header);
+  else c.set("pilotId", undefined);
   await next();
 });
 
-async function pilotOfToken(env: Bindings, header: string, accountId: string): Promise<string> {
+async function setPilot(c: Context<AppEnv>, header: string): Promise<void> {
   const token = bearerToken(header);
   if (!token) throw unauthorized("Malformed Authorization header: send `Bearer <id_token>`");
-  const result = await verifyToken(token, await signingKey(env.JWT_PRIVATE_KEY), env.JWT_ISSUER);
-  if (!result.ok) throw unauthorized(`Invalid token: ${result.reason}`);
-  if (result.claims.aud !== accountId) throw unauthorized("Invalid token: issued to another application");
-  return result.claims.sub;
+  const { pilotId, expiresAt } = await pilotOfBearer(c.env, c.var.db, token, c.var.account.id);
+  c.set("pilotId", pilotId);
+  c.set("tokenExpiresAt", expiresAt);
 }
 
 /** The credential of an `Authorization: Bearer <credential>` header, or undefined. */

@@ -6,6 +6,7 @@ import type { Authorization } from "../domain/deeplink/callbacks";
 import type { MapView } from "../domain/deeplink/mapView";
 import { pick1Groups, type RulesetChoice } from "../domain/deeplink/rulesets";
 import type { FieldError } from "../lib/jsend";
+import type { PageSignIn } from "../services/pageSignIn";
 import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
 
 /** The advisory fields the page shows (spec 2.5). */
@@ -28,7 +29,6 @@ export const START_OFFSETS_MINUTES = [0, 15, 30, 60, 120, 240];
 export const DURATIONS_MINUTES = [15, 30, 60, 120, 240];
 
 export interface FormState {
-  userId: string;
   altitudeMeters: number;
   /** As typed, in the pilot's unit; only Path and Point flights have one. */
   buffer?: string;
@@ -55,6 +55,8 @@ export interface PageModel {
   form: FormState;
   errors: FieldError[];
   returnTo?: string;
+  /** Who creates the flight: a pilot signed in by a grant or the provider; never a typed id. */
+  signIn: PageSignIn;
 }
 
 const COLOR_MEANING: Record<string, string> = {
@@ -140,7 +142,7 @@ function describedBy(id: string, error: FieldError | undefined, hint?: string): 
 }
 
 const FIELD_LABELS: Record<string, string> = {
-  user_id: "Pilot",
+  sign_in: "Sign in",
   rulesets: "Rulesets",
   altitude: "Maximum altitude",
   buffer: "Buffer",
@@ -337,6 +339,45 @@ function Select(props: {
   );
 }
 
+/** The pilot's sign-in: who the flight is for, or how to sign in, or what the operator must set. */
+function SignIn(props: { model: PageModel }) {
+  const m = props.model;
+  const error = errorFor(m.errors, "sign_in");
+  const signIn = m.signIn;
+  return (
+    <fieldset id="sign_in">
+      <legend>Sign in</legend>
+      {signIn.kind === "grant" ? (
+        <p>You are signed in as the pilot {m.appName} sent this link for; the flight is created for you.</p>
+      ) : signIn.kind === "provider" ? (
+        <p>
+          <a class="button primary" href={signIn.url}>
+            Sign in to create the flight
+          </a>{" "}
+          with your {m.appName} account ({new URL(signIn.issuer).host}).
+        </p>
+      ) : signIn.kind === "grantUsed" ? (
+        <p role="alert">
+          This link's sign-in has been used or has expired.{" "}
+          {signIn.providerUrl ? (
+            <a href={signIn.providerUrl}>Sign in again</a>
+          ) : (
+            <>Ask {m.appName} for a new link.</>
+          )}
+        </p>
+      ) : (
+        <p class="hint" id="sign_in-setup">
+          {m.appName} has not set up pilot sign-in, so no flight can be created here. The operator sets the
+          application's identity provider (<code>npm run pilots:provider</code>), or the app builds its links
+          with the pilot's token (<code>POST /deeplink/v1/create_flight</code> with{" "}
+          <code>Authorization: Bearer</code>).
+        </p>
+      )}
+      <FieldErrorText id="sign_in" error={error} />
+    </fieldset>
+  );
+}
+
 function minutesLabel(minutes: number): string {
   if (minutes === 0) return "Now";
   return minutes < 60 ? `${minutes} minutes` : `${minutes / 60} hour${minutes === 60 ? "" : "s"}`;
@@ -345,7 +386,6 @@ function minutesLabel(minutes: number): string {
 function CreateFlightPage(props: { model: PageModel }) {
   const m = props.model;
   const unit = UNIT_LABEL[m.unit];
-  const userError = errorFor(m.errors, "user_id");
   const bufferError = errorFor(m.errors, "buffer");
   return (
     <Document title={`${m.errors.length > 0 ? "Error: " : ""}Create a flight · ${m.appName}`}>
@@ -362,27 +402,7 @@ function CreateFlightPage(props: { model: PageModel }) {
       <ErrorSummary errors={m.errors} />
       <Advisories model={m} />
       <form method="post" action={m.action} novalidate>
-        <fieldset>
-          <legend>Sign in</legend>
-          <label for="user_id">Pilot user id</label>
-          <input
-            type="text"
-            id="user_id"
-            name="user_id"
-            value={m.form.userId}
-            autocomplete="username"
-            autocapitalize="none"
-            spellcheck={false}
-            maxlength={128}
-            aria-required="true"
-            aria-invalid={userError ? "true" : undefined}
-            aria-describedby={describedBy("user_id", userError, "user_id-hint")}
-          />
-          <p class="hint" id="user_id-hint">
-            The id you use in {m.appName}; the flight is created for this pilot.
-          </p>
-          <FieldErrorText id="user_id" error={userError} />
-        </fieldset>
+        <SignIn model={m} />
         <Rulesets model={m} />
         <fieldset>
           <legend>Flight</legend>
@@ -437,9 +457,11 @@ function CreateFlightPage(props: { model: PageModel }) {
           </p>
         </fieldset>
         <div class="actions">
-          <button type="submit" class="primary" name="action" value="create">
-            Create flight
-          </button>
+          {m.signIn.kind === "grant" ? (
+            <button type="submit" class="primary" name="action" value="create">
+              Create flight
+            </button>
+          ) : null}
           <button type="submit" class="secondary" name="action" value="preview">
             Update airspace
           </button>

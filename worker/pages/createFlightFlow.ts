@@ -23,6 +23,7 @@ import type { Polygon } from "../domain/geojson";
 import type { MapContext } from "../domain/map/layers";
 import type { Db } from "../env";
 import type { FieldError } from "../lib/jsend";
+import type { PageSignIn } from "../services/pageSignIn";
 import { findLinkAccount } from "../store/callbacks";
 import { findFirstPartyAccount, type LinkAccount } from "../store/firstPartyAccount";
 import { mapContext } from "../store/mapContext";
@@ -84,13 +85,11 @@ export async function openLink(
 
 const hasBuffer = (request: FlightLinkRequest) => request.geometry.type !== "Polygon";
 const linkBuffer = (request: FlightLinkRequest) => request.buffer ?? DEFAULT_BUFFER_METERS;
-const MAX_USER_ID = 128;
 
 /** The form as the link pre-fills it. */
 export function initialForm(link: OpenedLink): Omit<FormState, "selected"> {
   const { request, unit } = link;
   return {
-    userId: "",
     altitudeMeters: snapAltitude(request.altitude, unit).meters,
     buffer: hasBuffer(request) ? String(displayDistance(linkBuffer(request), unit)) : undefined,
     bufferMeters: hasBuffer(request) ? linkBuffer(request) : undefined,
@@ -138,13 +137,8 @@ export function readForm(link: OpenedLink, body: FormBody): { form: FormState; e
       bufferMeters = linkBuffer(link.request);
     }
   }
-  const userId = one("user_id");
-  if (userId.length > MAX_USER_ID) {
-    errors.push({ name: "user_id", message: `at most ${MAX_USER_ID} characters` });
-  }
   return {
     form: {
-      userId,
       altitudeMeters: preset?.meters ?? defaults.altitudeMeters,
       buffer,
       bufferMeters,
@@ -251,6 +245,7 @@ export function pageModel(
   area: Polygon,
   requestUrl: URL,
   errors: FieldError[],
+  signIn: PageSignIn,
   context?: MapContext,
 ): PageModel {
   const otherUnit = new URL(requestUrl);
@@ -271,12 +266,12 @@ export function pageModel(
     form: { ...form, selected: airspace.selected },
     errors,
     returnTo: link.request.callbackUrl ? new URL(link.request.callbackUrl).host : undefined,
+    signIn,
   };
 }
 
 /** API field names as the page's fields, so an API refusal lands next to the control that caused it. */
 const PAGE_FIELD: Record<string, string> = {
-  user_id: "user_id",
   max_altitude_agl: "altitude",
   buffer: "buffer",
   rulesets: "rulesets",
@@ -294,21 +289,19 @@ function pageErrors(answer: { message: string; errors: FieldError[] }): FieldErr
 }
 
 /**
- * Signs the pilot in (a token for the link's account), creates and submits the plan through the
- * API, and reads back the flight's authorizations.
+ * Creates and submits the plan through the API as the signed-in pilot (`token`, from the link's
+ * grant), and reads back the flight's authorizations.
  */
 export async function createFlight(
   api: PageApi,
   link: OpenedLink,
   form: FormState,
   rulesets: string[],
+  token: string,
   now = Date.now(),
 ): Promise<
   { ok: true; flightId: string; authorizations: Authorization[] } | { ok: false; errors: FieldError[] }
 > {
-  const signIn = await api.post<{ id_token: string }>("/auth/v1/anonymous/token", { user_id: form.userId });
-  if (!signIn.ok) return { ok: false, errors: pageErrors(signIn) };
-  const token = signIn.data.id_token;
   const { geometry } = link.request;
   const [longitude, latitude] = takeoffPoint(geometry);
   const start = now + form.startOffset * 60_000;

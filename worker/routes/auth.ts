@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter, validationError } from "../app";
+import { FEDERATED_USER_PREFIX } from "../domain/identityProvider";
 import { success } from "../lib/jsend";
 import { signingKey, signToken, TOKEN_LIFETIME_SECONDS } from "../lib/jwt";
 import { responses, security, successOf } from "../lib/openapi";
@@ -7,7 +8,16 @@ import { JwkSet } from "../schemas/service";
 import { ensurePilot } from "../store/pilots";
 
 const TokenRequest = z
-  .object({ user_id: z.string().min(1).max(128).openapi({ example: "user-1234" }) })
+  .object({
+    user_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .refine((id) => !id.startsWith(FEDERATED_USER_PREFIX), {
+        message: `must not start with "${FEDERATED_USER_PREFIX}": that names pilots of the account's identity provider`,
+      })
+      .openapi({ example: "user-1234" }),
+  })
   .openapi("AnonymousTokenRequest");
 
 const issueToken = createRoute({

@@ -15,7 +15,9 @@ import type { Polygon } from "../domain/geojson";
 import type { AppEnv, Bindings } from "../env";
 import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { geometryInput, jsonBody, responses, security } from "../lib/openapi";
+import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
+import { isoTime } from "../lib/time";
+import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
 import {
@@ -30,6 +32,16 @@ import {
   readForm,
 } from "../pages/createFlightFlow";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
+import {
+  finishProviderSignIn,
+  issueLinkGrant,
+  type PageSignIn,
+  pageSignIn,
+  redeemForToken,
+  SIGN_IN_PATH,
+  SIGNED_IN_PATH,
+  startProviderSignIn,
+} from "../services/pageSignIn";
 import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
 import { unknownRulesetIds } from "../store/rulesets";
 import { outerLinkBase } from "./appLinks";
@@ -57,10 +69,13 @@ const createFlightLink = createRoute({
   path: "/deeplink/v1/create_flight",
   tags: ["Deep link"],
   summary: "Build the dynamic link that opens flight creation in the app (or its web page) for this account",
-  security,
+  description:
+    "With the pilot's bearer token, the link carries a single-use sign-in for that pilot (valid 15 minutes): the web page creates the flight for them. Without one, the page signs the pilot in through the application's identity provider, or creates nothing.",
+  security: securityWithToken,
+  middleware: [optionalToken] as const,
   request: { body: jsonBody(LinkRequest) },
   responses: responses(
-    z.object({ link: z.string() }),
+    z.object({ link: z.string(), sign_in_expires_at: z.string().optional() }),
     "The outer dynamic link; its `link` parameter is the creation link",
   ),
 });
@@ -130,10 +145,11 @@ export const deeplinkRoutes = createRouter()
     const unknown = await unknownRulesetIds(c.var.db, request.rulesetIds ?? []);
     if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
     const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
-    const creation = creationLink(appLinkBase, account.publicId, request);
-    return success(c, {
-      link: dynamicLink(dynamicLinkConfig(c.env, new URL(c.req.url).origin), creation, account.publicId),
-    });
+    // Called with the pilot's token: the link signs that pilot in, once, for a short while.
+    const signIn = c.var.pilotId ? await issueLinkGrant(c.var.db, account.id, c.var.pilotId) : undefined;
+    const creation = creationLink(appLinkBase, account.publicId, request, signIn?.grant);
+    const link = dynamicLink(dynamicLinkConfig(c.env, new URL(c.req.url).origin), creation, account.publicId);
+    return success(c, signIn ? { link, sign_in_expires_at: isoTime(signIn.expiresAt) } : { link });
   })
   .openapi(listCallbacks, async (c) => success(c, await listCallbackPrefixes(c.var.db, c.var.account.id)))
   .openapi(addCallback, async (c) => {
@@ -159,7 +175,9 @@ const PAGE_PATH = "/create_flight/v1";
 export function createFlightPageRoutes(apiFetch: ApiFetch) {
   return createRouter()
     .get(PAGE_PATH, (c) => answerPage(c, apiFetch, "show"))
-    .post(PAGE_PATH, (c) => answerPage(c, apiFetch, "submit"));
+    .post(PAGE_PATH, (c) => answerPage(c, apiFetch, "submit"))
+    .get(SIGN_IN_PATH, startSignIn)
+    .get(SIGNED_IN_PATH, finishSignIn);
 }
 
 async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" | "submit") {
@@ -169,6 +187,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
   const { link } = opened;
   const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
+  let signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
 
   if (mode === "show") {
     const form = initialForm(link);
@@ -179,7 +198,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     ]);
     return page(
       c,
-      await renderCreateFlight(pageModel(link, form, airspace, area, url, [], context)),
+      await renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
       200,
       link,
     );
@@ -189,8 +208,10 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   const { form, errors } = readForm(link, body);
   const area = areaOf(link, form);
   const airspace = await loadAirspace(api, area, () => form.selected);
+  let pageUrl = url;
   if (body.action !== "preview") {
-    if (form.userId === "") errors.unshift({ name: "user_id", message: "enter your user id to sign in" });
+    // A typed user id never names the pilot: only the link's grant (from the builder or a sign-in).
+    if (signIn.kind !== "grant") errors.unshift({ name: "sign_in", message: signInProblem(signIn) });
     if (!airspace.rulesetsLoaded) {
       errors.push({
         name: "form",
@@ -200,23 +221,88 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     const problem = selectionProblem(airspace.rulesets, form.selected);
     if (problem) errors.push({ name: "rulesets", message: problem });
     if (errors.length === 0) {
-      const created = await createFlight(
-        api,
-        link,
-        form,
-        completeSelection(airspace.rulesets, form.selected),
-      );
-      if (created.ok) {
-        const callback = link.request.callbackUrl;
-        if (callback)
-          return c.redirect(callbackRedirect(callback, created.flightId, created.authorizations), 303);
-        return page(c, await renderFlightCreated(created.flightId, created.authorizations), 200, link);
+      const redeemed = await redeemForToken(c.env, c.var.db, link.account.id, url.searchParams.get("grant")!);
+      if (!redeemed) {
+        signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
+        errors.push({ name: "sign_in", message: signInProblem(signIn) });
+      } else {
+        const created = await createFlight(
+          api,
+          link,
+          form,
+          completeSelection(airspace.rulesets, form.selected),
+          redeemed.token,
+        );
+        if (created.ok) {
+          const callback = link.request.callbackUrl;
+          if (callback)
+            return c.redirect(callbackRedirect(callback, created.flightId, created.authorizations), 303);
+          return page(c, await renderFlightCreated(created.flightId, created.authorizations), 200, link);
+        }
+        errors.push(...created.errors);
+        // The grant is spent: the pilot corrects the form under a fresh one for the same pilot.
+        const { grant } = await issueLinkGrant(c.var.db, link.account.id, redeemed.pilotId);
+        pageUrl = new URL(url);
+        pageUrl.searchParams.set("grant", grant);
       }
-      errors.push(...created.errors);
     }
   }
-  const model = pageModel(link, form, airspace, area, url, errors, await mapContextWithGround(c, area, form));
+  const model = pageModel(
+    link,
+    form,
+    airspace,
+    area,
+    pageUrl,
+    errors,
+    signIn,
+    await mapContextWithGround(c, area, form),
+  );
   return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200, link);
+}
+
+function signInProblem(signIn: PageSignIn): string {
+  if (signIn.kind === "provider") return "sign in first: the flight is created only for a signed-in pilot";
+  if (signIn.kind === "grantUsed") return "this link's sign-in has been used or has expired";
+  return "this application has not set up pilot sign-in: no flight can be created here";
+}
+
+/** Sends the pilot to the account's provider (authorization code + PKCE). */
+async function startSignIn(c: Context<AppEnv>) {
+  const url = new URL(c.req.url);
+  const opened = await openLink(
+    c.var.db,
+    url.searchParams,
+    c.req.header("accept-language"),
+    isDevelopment(c.env),
+  );
+  if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
+  const started = await startProviderSignIn(
+    c.env,
+    c.var.db,
+    opened.link.account.id,
+    url.searchParams,
+    url.origin,
+  );
+  if (!started.ok)
+    return page(c, await renderLinkProblem([{ name: "sign_in", message: started.problem }]), 400);
+  c.header("Cache-Control", "no-store");
+  return c.redirect(started.redirect, 303);
+}
+
+/** The provider's answer: back to the link's page with a grant for the pilot who signed in. */
+async function finishSignIn(c: Context<AppEnv>) {
+  const q = (name: string) => c.req.query(name) || undefined;
+  const params = {
+    state: q("state"),
+    code: q("code"),
+    error: q("error"),
+    errorDescription: q("error_description"),
+  };
+  const finished = await finishProviderSignIn(c.env, c.var.db, params, new URL(c.req.url).origin);
+  if (!finished.ok)
+    return page(c, await renderLinkProblem([{ name: "sign_in", message: finished.problem }]), 400);
+  c.header("Cache-Control", "no-store");
+  return c.redirect(finished.redirect, 303);
 }
 
 /** The map's context from the embedded data and its ground from the elevation tiles, read together. */

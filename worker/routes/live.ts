@@ -18,6 +18,7 @@ import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
+import { boundStream, keyStillLive } from "../services/liveAccess";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { type MapContext, mapContext } from "../store/mapContext";
@@ -188,11 +189,12 @@ const HORIZONTAL_ACCURACY: Record<string, number> = {
 
 export const liveRoutes = createRouter()
   .openapi(streamRoute, async (c) => {
-    const { flight } = await watcher(c, c.req.valid("param").flight_id);
+    const { flight, binding } = await watcher(c, c.req.valid("param").flight_id);
     const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
     const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
     const stream = await telemetryOf(c.env, flight.id).stream(after);
-    return new Response(stream as ReadableStream, {
+    // Bound to the key (and token) that opened it: revocation or expiry ends it (services/liveAccess.ts).
+    return new Response(boundStream(stream as ReadableStream<Uint8Array>, { db: c.var.db, ...binding }), {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
         "Cache-Control": "no-store",
@@ -202,8 +204,7 @@ export const liveRoutes = createRouter()
   })
   .openapi(ticketRoute, async (c) => {
     const flight = await readableFlight(c, c.req.valid("param").flight_id);
-    const exp = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
-    const ticket = await ticketFor(c, flight, exp);
+    const { ticket, exp } = await ticketFor(c, flight);
     const base = new URL(c.req.url).origin;
     const id = encodeURIComponent(flight.id);
     return success(c, {
@@ -291,8 +292,7 @@ export const liveRoutes = createRouter()
   .openapi(livePageRoute, async (c) => {
     const { flight, ticket } = await watcher(c, c.req.valid("param").flight_id);
     // Opened with API headers: the page gets its own ticket, so the key never reaches a URL.
-    const pageTicket =
-      ticket ?? (await ticketFor(c, flight, Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS));
+    const pageTicket = ticket ?? (await ticketFor(c, flight)).ticket;
     c.header(
       "Content-Security-Policy",
       `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
@@ -332,14 +332,24 @@ async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<Fli
   return flight;
 }
 
-async function ticketFor(c: Context<AppEnv>, flight: FlightRow, exp: number): Promise<string> {
-  return issueTicket(c.env.TELEMETRY_MASTER_KEY, {
+/** A ticket bound to the calling key and, when the pilot's own, to the token's expiry. */
+async function ticketFor(c: Context<AppEnv>, flight: FlightRow): Promise<{ ticket: string; exp: number }> {
+  const own = flight.pilotId === c.var.pilotId;
+  const tokenExpiresAt = own ? (c.var.tokenExpiresAt ?? null) : null;
+  const lifetimeEnd = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
+  const exp = tokenExpiresAt === null ? lifetimeEnd : Math.min(lifetimeEnd, tokenExpiresAt);
+  const ticket = await issueTicket(c.env.TELEMETRY_MASTER_KEY, {
     flightId: flight.id,
     accountId: flight.accountId,
-    pilotId: flight.pilotId === c.var.pilotId ? flight.pilotId : null,
+    pilotId: own ? flight.pilotId : null,
+    keyId: c.var.account.keyId,
+    tokenExpiresAt,
     exp,
   });
+  return { ticket, exp };
 }
+
+type LiveBinding = { keyId: string; tokenExpiresAt: number | undefined };
 
 /**
  * The stream and the page sit outside the API-key middleware (index.ts): a browser presents a
@@ -348,21 +358,25 @@ async function ticketFor(c: Context<AppEnv>, flight: FlightRow, exp: number): Pr
 async function watcher(
   c: Context<AppEnv>,
   flightId: string,
-): Promise<{ flight: FlightRow; ticket: string | undefined }> {
+): Promise<{ flight: FlightRow; ticket: string | undefined; binding: LiveBinding }> {
   const text = c.req.query("ticket");
   if (text === undefined) {
     await requireApiKey(c, async () => {});
     await optionalToken(c, async () => {});
-    return { flight: await readableFlight(c, flightId), ticket: undefined };
+    const binding = { keyId: c.var.account.keyId, tokenExpiresAt: c.var.tokenExpiresAt };
+    return { flight: await readableFlight(c, flightId), ticket: undefined, binding };
   }
   const verified = await verifyTicket(c.env.TELEMETRY_MASTER_KEY, text);
   if (!verified.ok) throw unauthorized(`Invalid ticket: ${verified.reason}`);
   const { ticket } = verified;
   if (ticket.flightId !== flightId) throw new ApiError(403, "This ticket is for another flight");
+  if (!(await keyStillLive(c.var.db, ticket.keyId)))
+    throw unauthorized("Invalid ticket: the API key it was issued with is revoked");
   c.set("pilotId", ticket.pilotId ?? undefined);
   const flight = await findFlight(c.var.db, ticket.accountId, flightId);
   if (!flight || (!flight.public && flight.pilotId !== ticket.pilotId)) throw notFound("Flight");
-  return { flight, ticket: text };
+  const binding = { keyId: ticket.keyId, tokenExpiresAt: ticket.tokenExpiresAt ?? undefined };
+  return { flight, ticket: text, binding };
 }
 
 /** Ground below the area and around it, for the page's terrain profile: a 48×48 grid from our tiles. */

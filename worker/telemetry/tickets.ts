@@ -13,7 +13,11 @@ export interface Ticket {
   accountId: string;
   /** The pilot it was issued to; null when issued for a public flight to someone else. */
   pilotId: string | null;
-  /** Expiry, UNIX seconds. */
+  /** The API key it was issued with: revoking the key ends the ticket and the streams it opened. */
+  keyId: string;
+  /** Expiry of the pilot token it was issued with (UNIX seconds): its streams end then; null without one. */
+  tokenExpiresAt: number | null;
+  /** Expiry, UNIX seconds (never after the token's). */
   exp: number;
 }
 
@@ -47,7 +51,14 @@ function ticketKey(masterKey: string | undefined): Promise<CryptoKey> {
 export async function issueTicket(masterKey: string | undefined, ticket: Ticket): Promise<string> {
   const payload = base64url(
     encoder.encode(
-      JSON.stringify({ f: ticket.flightId, a: ticket.accountId, p: ticket.pilotId, e: ticket.exp }),
+      JSON.stringify({
+        f: ticket.flightId,
+        a: ticket.accountId,
+        p: ticket.pilotId,
+        k: ticket.keyId,
+        t: ticket.tokenExpiresAt,
+        e: ticket.exp,
+      }),
     ),
   );
   const mac = await crypto.subtle.sign("HMAC", await ticketKey(masterKey), encoder.encode(`v1.${payload}`));
@@ -63,7 +74,7 @@ export async function verifyTicket(
   const parts = text.split(".");
   if (parts.length !== 3 || parts[0] !== "v1") return { ok: false, reason: "malformed ticket" };
   let mac: Uint8Array<ArrayBuffer>;
-  let claims: { f?: unknown; a?: unknown; p?: unknown; e?: unknown };
+  let claims: { f?: unknown; a?: unknown; p?: unknown; k?: unknown; t?: unknown; e?: unknown };
   try {
     mac = fromBase64url(parts[2]!);
     claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!)));
@@ -77,15 +88,17 @@ export async function verifyTicket(
     encoder.encode(`v1.${parts[1]}`),
   );
   if (!valid) return { ok: false, reason: "bad ticket signature" };
-  const { f, a, p, e } = claims;
+  const { f, a, p, k, t, e } = claims;
   if (
     typeof f !== "string" ||
     typeof a !== "string" ||
+    typeof k !== "string" ||
     typeof e !== "number" ||
-    !(p === null || typeof p === "string")
+    !(p === null || typeof p === "string") ||
+    !(t === null || typeof t === "number")
   )
     return { ok: false, reason: "malformed ticket" };
   if (e <= nowSeconds)
     return { ok: false, reason: "ticket expired: ask POST /flight/v2/{id}/ticket for a new one" };
-  return { ok: true, ticket: { flightId: f, accountId: a, pilotId: p, exp: e } };
+  return { ok: true, ticket: { flightId: f, accountId: a, pilotId: p, keyId: k, tokenExpiresAt: t, exp: e } };
 }

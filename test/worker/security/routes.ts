@@ -42,6 +42,15 @@ export const PILOT_ROUTES: ProtectedRoute[] = [
   // The account's browser origins (CORS): account-level, the API key alone.
   { method: "GET", path: "/auth/v1/cors_origins", guard: "key" },
   { method: "PUT", path: "/auth/v1/cors_origins", guard: "key", body: { origins: ["https://app.example"] } },
+  // The SDK login routes: the API key picks the application, whose identity provider signs the pilot
+  // in; the victim's application has none, which is a 400 naming the setting (test/worker/pilotLogin.test.ts).
+  ...["/oauth/ro", "/delegation", "/realms/airmap/protocol/openid-connect/token"].map((path) => ({
+    method: "POST",
+    path,
+    guard: "key" as const,
+    body: { grant_type: "password", username: "matrix", password: "matrix", refresh_token: "matrix" },
+    overrides: { "own credentials": 400 },
+  })),
   { method: "GET", path: "/pilot/v2/profile", guard: "token" },
   { method: "GET", path: "/pilot/v2/{pilot}", guard: "optionalToken" },
   { method: "PATCH", path: "/pilot/v2/{pilot}", guard: "ownPilot", body: { first_name: "Matrix" } },
@@ -294,7 +303,15 @@ export const SERVICE_ROUTES: ProtectedRoute[] = [
   },
   { method: "GET", path: "/webhooks/v1/conformance", guard: "key", overrides: { "own credentials": 404 } },
   { method: "DELETE", path: "/webhooks/v1/conformance", guard: "key", overrides: { "own credentials": 404 } },
-  { method: "POST", path: "/deeplink/v1/create_flight", guard: "key", body: { geometry: square } },
+  // With the pilot's token the link carries a single-use sign-in for that pilot; another account's
+  // pilot builds links for their own account.
+  {
+    method: "POST",
+    path: "/deeplink/v1/create_flight",
+    guard: "optionalToken",
+    body: { geometry: square },
+    overrides: { [OTHER_ACCOUNT]: 200 },
+  },
   { method: "GET", path: "/deeplink/v1/callbacks", guard: "key" },
   {
     method: "POST",
@@ -331,6 +348,9 @@ export const PUBLIC_ROUTES: string[] = [
   "GET /deeplink/v1/open",
   "GET /.well-known/apple-app-site-association",
   "GET /.well-known/assetlinks.json",
+  // Its sign-in at the application's identity provider: state, nonce and PKCE single-use (test/e2e/pilots.test.ts).
+  "GET /create_flight/v1/sign_in",
+  "GET /create_flight/v1/signed_in",
   // A browser's live stream carries a signed ticket instead; without one it asks for the API key
   // (test/worker/live.test.ts). Not in the matrix: its 200 is an endless event stream.
   "GET /flight/v2/:flight_id/telemetry/stream",

@@ -112,7 +112,13 @@ function readRulesetIds(value: unknown, errors: Problem[]): string[] | undefined
 }
 
 /** `{appLinkBase}/create_flight/v1/?geometry=…` with every field of the request and the account's `client_id`. */
-export function creationLink(appLinkBase: string, clientId: string, request: FlightLinkRequest): string {
+export function creationLink(
+  appLinkBase: string,
+  clientId: string,
+  request: FlightLinkRequest,
+  /** A single-use sign-in for one pilot (services/pageSignIn.ts), when the builder had their token. */
+  grant?: string,
+): string {
   const params: [string, string | undefined][] = [
     ["geometry", JSON.stringify({ geometry: request.geometry })],
     ["callback_url", request.callbackUrl],
@@ -120,6 +126,7 @@ export function creationLink(appLinkBase: string, clientId: string, request: Fli
     ["buffer", request.buffer?.toString()],
     ["ruleset_ids", request.rulesetIds?.join(",")],
     ["client_id", clientId],
+    ["grant", grant],
   ];
   return `${appLinkBase.replace(/\/+$/, "")}/create_flight/v1/?${queryString(params)}`;
 }

@@ -1,0 +1,260 @@
+import { generateKeyPairSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { JWK } from "jose";
+import Provider, { errors, type KoaContextWithOIDC } from "oidc-provider";
+import type { ToolDb } from "./db";
+
+/**
+ * The development OpenID Provider: `oidc-provider` (a certified OpenID Provider) on 127.0.0.1, with
+ * one pilot, one public client for Windsock and the password grant registered for the SDKs' legacy
+ * login routes. `npm start` runs it and points the development application at it; the end-to-end
+ * tests start their own. Never for production: its keys and sessions live in memory.
+ */
+
+export const DEV_CLIENT_ID = "windsock-dev";
+export const DEV_PILOT_USERNAME = "dev-pilot";
+
+export interface DevIdentityProviderOptions {
+  /** 0 picks a free port. */
+  port: number;
+  password: string;
+  /** Where the deep-link page (and tests) receive the authorization code. */
+  redirectUris: string[];
+}
+
+export interface DevIdentityProvider {
+  issuer: string;
+  discoveryUrl: string;
+  clientId: string;
+  username: string;
+  /** The key id tokens are signed with now. */
+  currentKid(): string;
+  /** Signs with a new key from now on (the old one stays published), as a provider rotating keys does. */
+  rotateKeys(): string;
+  close(): Promise<void>;
+}
+
+/** Scopes the development provider grants. */
+const SCOPES = ["openid", "offline_access", "profile", "email"];
+
+export async function startDevIdentityProvider(
+  options: DevIdentityProviderOptions,
+): Promise<DevIdentityProvider> {
+  const server = createServer();
+  server.listen(options.port, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const issuer = `http://127.0.0.1:${port}`;
+  const cookieKeys = [randomBytes(32).toString("base64url")];
+  const keys: JWK[] = [signingKey()];
+
+  let provider = build(issuer, keys, options, cookieKeys);
+  server.on("request", (req, res) => {
+    handle(provider, req, res, options).catch((err: unknown) => {
+      res.statusCode = 500;
+      res.end(String(err));
+    });
+  });
+
+  return {
+    issuer,
+    discoveryUrl: `${issuer}/.well-known/openid-configuration`,
+    clientId: DEV_CLIENT_ID,
+    username: DEV_PILOT_USERNAME,
+    currentKid: () => keys[0]!.kid!,
+    rotateKeys() {
+      keys.unshift(signingKey());
+      // oidc-provider fixes its key set at construction: a new instance signs with the new key first.
+      provider = build(issuer, keys, options, cookieKeys);
+      return keys[0]!.kid!;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+function signingKey(): JWK {
+  const jwk = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" }) as JWK;
+  return { ...jwk, kid: `dev-${randomBytes(6).toString("hex")}`, alg: "RS256", use: "sig" };
+}
+
+function build(
+  issuer: string,
+  keys: JWK[],
+  options: DevIdentityProviderOptions,
+  cookieKeys: string[],
+): Provider {
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: DEV_CLIENT_ID,
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token", "password"],
+        response_types: ["code"],
+        redirect_uris: options.redirectUris,
+      },
+    ],
+    jwks: { keys: keys as never },
+    cookies: { keys: cookieKeys },
+    scopes: SCOPES,
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
+    findAccount: (_ctx, id) => (id === DEV_PILOT_USERNAME ? pilotAccount(id) : undefined),
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    pkce: { required: () => true },
+    // The SDKs refresh with the token they got; a rotated one would break a retried refresh.
+    rotateRefreshToken: false,
+    ttl: { AccessToken: 3600, IdToken: 3600, RefreshToken: 14 * 24 * 3600, Grant: 14 * 24 * 3600 },
+  });
+  provider.registerGrantType(
+    "password",
+    (ctx: KoaContextWithOIDC) => passwordGrant(provider, ctx, options.password),
+    ["username", "password", "scope"],
+  );
+  return provider;
+}
+
+function pilotAccount(id: string) {
+  return {
+    accountId: id,
+    claims: () => ({
+      sub: id,
+      email: `${id}@windsock.invalid`,
+      email_verified: true,
+      name: "Development Pilot",
+    }),
+  };
+}
+
+function credentialsMatch(username: unknown, password: unknown, expected: string): boolean {
+  if (username !== DEV_PILOT_USERNAME || typeof password !== "string") return false;
+  const given = Buffer.from(password);
+  const wanted = Buffer.from(expected);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/**
+ * The resource-owner password grant (RFC 6749 §4.3), which oidc-provider leaves to the deployer:
+ * check the pilot's credentials, then issue the access, refresh and ID tokens as the provider's own
+ * grants do.
+ */
+async function passwordGrant(provider: Provider, ctx: KoaContextWithOIDC, password: string) {
+  const { username, password: given, scope: requested } = ctx.oidc.params as Record<string, unknown>;
+  if (!credentialsMatch(username, given, password)) throw new errors.InvalidGrant("Wrong email or password.");
+  const client = ctx.oidc.client!;
+  const accountId = DEV_PILOT_USERNAME;
+  const scopes = String(requested ?? "openid")
+    .split(" ")
+    .filter((s) => SCOPES.includes(s));
+  if (!scopes.includes("openid")) scopes.unshift("openid");
+  const scope = scopes.join(" ");
+
+  const grant = new provider.Grant({ accountId, clientId: client.clientId });
+  grant.addOIDCScope(scope);
+  const grantId = await grant.save();
+  const account = pilotAccount(accountId);
+  ctx.oidc.entity("Account", account as never);
+  ctx.oidc.entity("Grant", grant);
+
+  const at = new provider.AccessToken({ accountId, client, grantId, gty: "password", scope });
+  const accessToken = await at.save();
+  const refreshToken = scopes.includes("offline_access")
+    ? await new provider.RefreshToken({ accountId, client, grantId, gty: "password", scope }).save()
+    : undefined;
+  const idToken = new provider.IdToken({ ...(await account.claims()) }, { ctx });
+  // The scope filters the claims the ID token carries (untyped in @types/oidc-provider).
+  (idToken as unknown as { scope: string }).scope = scope;
+  ctx.body = {
+    access_token: accessToken,
+    expires_in: at.expiration,
+    id_token: await idToken.issue({ use: "idtoken" }),
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    scope,
+    token_type: "Bearer",
+  };
+}
+
+/** The sign-in page of an authorization request: the development pilot's credentials, nothing else. */
+async function handle(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: DevIdentityProviderOptions,
+) {
+  const match = /^\/interaction\/([\w-]+)(\/login)?$/.exec(req.url?.split("?")[0] ?? "");
+  if (!match) return provider.callback()(req, res);
+  const details = await provider.interactionDetails(req, res);
+  if (req.method === "POST" && match[2]) {
+    const form = new URLSearchParams(await bodyOf(req));
+    if (!credentialsMatch(form.get("username"), form.get("password"), options.password))
+      return page(res, 400, loginForm(details.uid, "Wrong username or password."));
+    const grant = new provider.Grant({
+      accountId: DEV_PILOT_USERNAME,
+      clientId: String(details.params.client_id),
+    });
+    grant.addOIDCScope(String(details.params.scope ?? "openid"));
+    const grantId = await grant.save();
+    return provider.interactionFinished(req, res, {
+      login: { accountId: DEV_PILOT_USERNAME },
+      consent: { grantId },
+    });
+  }
+  return page(res, 200, loginForm(details.uid));
+}
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function page(res: ServerResponse, status: number, html: string) {
+  res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+  res.end(html);
+}
+
+function loginForm(uid: string, problem?: string): string {
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Sign in (development provider)</title>
+<h1>Sign in to Windsock's development provider</h1>
+${problem ? `<p role="alert">${problem}</p>` : ""}
+<form method="post" action="/interaction/${uid}/login">
+<label>Username <input name="username" autocomplete="username" required></label>
+<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form></html>`;
+}
+
+/**
+ * Points an application at the development provider (loopback allowed): its tokens become the
+ * application's pilot tokens and the SDK login routes sign the development pilot in.
+ */
+export async function trustDevProvider(
+  db: ToolDb,
+  accountId: string,
+  provider: DevIdentityProvider,
+): Promise<void> {
+  const { saveIdentityProvider } = await import("../../worker/store/identityProviders");
+  await saveIdentityProvider(
+    db,
+    {
+      accountId,
+      issuer: provider.issuer,
+      discoveryUrl: provider.discoveryUrl,
+      jwksUrl: `${provider.issuer}/jwks`,
+      tokenEndpoint: `${provider.issuer}/token`,
+      authorizationEndpoint: `${provider.issuer}/auth`,
+      audience: provider.clientId,
+      userClaim: "sub",
+      clientId: provider.clientId,
+      clientSecret: null,
+      allowLoopback: true,
+    },
+    Date.now(),
+  );
+}

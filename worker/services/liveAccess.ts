@@ -1,0 +1,99 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { apiKeys } from "../../schema";
+import type { Db } from "../env";
+import { TtlCache } from "../lib/ttlCache";
+
+/**
+ * Revocation and expiry reach live access (issue #25): tickets and open streams are bound to the
+ * API key that opened them (and the pilot token's expiry). A revoked key stops them within
+ * LIVE_REVOCATION_MS: a stream checks its key every LIVE_CHECK_MS, and an isolate trusts a key's
+ * state for at most KEY_STATE_CACHE_MS, so the two add up to less than the documented 10 s.
+ */
+export const LIVE_REVOCATION_MS = 10_000;
+export const LIVE_CHECK_MS = 5_000;
+const KEY_STATE_CACHE_MS = 4_000;
+
+const keyStates = new TtlCache<boolean>(10_000);
+
+/** Whether the key (by id) is stored and not revoked; read from D1 at most every 4 s per isolate. */
+export async function keyStillLive(db: Db, keyId: string): Promise<boolean> {
+  const cached = keyStates.get(keyId);
+  if (cached !== undefined) return cached;
+  const row = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .get();
+  keyStates.set(keyId, row !== undefined, KEY_STATE_CACHE_MS);
+  return row !== undefined;
+}
+
+/** The isolate that revokes a key stops its tickets and streams at their next check. */
+export function forgetKeyState(keyId: string): void {
+  keyStates.delete(keyId);
+}
+
+export interface StreamBinding {
+  db: Db;
+  keyId: string;
+  /** The pilot token's expiry (UNIX seconds); absent for a stream opened without one. */
+  tokenExpiresAt?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The watcher's byte stream, passed through while its key is live and its token unexpired; then an
+ * `access_ended` event saying why, and the end (an EventSource that reconnects is refused).
+ */
+export function boundStream(
+  source: ReadableStream<Uint8Array>,
+  binding: StreamBinding,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let expiry: ReturnType<typeof setTimeout> | undefined;
+  let ended = false;
+  const stop = () => {
+    ended = true;
+    clearInterval(timer);
+    clearTimeout(expiry);
+    reader.cancel().catch(() => {});
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const end = (reason: string) => {
+        if (ended) return;
+        stop();
+        controller.enqueue(encoder.encode(`event: access_ended\ndata: ${JSON.stringify({ reason })}\n\n`));
+        controller.close();
+      };
+      timer = setInterval(() => {
+        keyStillLive(binding.db, binding.keyId).then(
+          (live) => {
+            if (!live) end("the API key was revoked");
+          },
+          () => {},
+        );
+      }, LIVE_CHECK_MS);
+      if (binding.tokenExpiresAt !== undefined) {
+        const wait = Math.max(0, binding.tokenExpiresAt * 1000 - Date.now());
+        expiry = setTimeout(() => end("the pilot token expired: sign in again"), wait);
+      }
+    },
+    async pull(controller) {
+      if (ended) return;
+      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (ended) return;
+      if (chunk.done) {
+        stop();
+        controller.close();
+      } else {
+        controller.enqueue(chunk.value);
+      }
+    },
+    cancel() {
+      stop();
+    },
+  });
+}

@@ -1,0 +1,152 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { identityProviders, pilotLinkGrants, pilots, signInStates } from "../../schema";
+import type { Db } from "../env";
+import { sha256, sha256Hex } from "../lib/hash";
+import { base62OfBytes } from "../lib/ids";
+import type { SqlDb } from "./accounts";
+
+export type IdentityProvider = typeof identityProviders.$inferSelect;
+export type NewIdentityProvider = Omit<IdentityProvider, "createdAt" | "updatedAt">;
+
+export async function findIdentityProvider(db: SqlDb, accountId: string): Promise<IdentityProvider | null> {
+  return (
+    (await db.select().from(identityProviders).where(eq(identityProviders.accountId, accountId)).get()) ??
+    null
+  );
+}
+
+/** Sets (or replaces) the account's provider. */
+export async function saveIdentityProvider(
+  db: SqlDb,
+  provider: NewIdentityProvider,
+  now: number,
+): Promise<void> {
+  await db
+    .insert(identityProviders)
+    .values({ ...provider, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: identityProviders.accountId, set: { ...provider, updatedAt: now } })
+    .run();
+}
+
+export async function removeIdentityProvider(db: SqlDb, accountId: string): Promise<boolean> {
+  const removed = await db
+    .delete(identityProviders)
+    .where(eq(identityProviders.accountId, accountId))
+    .returning({ accountId: identityProviders.accountId })
+    .get();
+  return removed !== undefined;
+}
+
+export function listIdentityProviders(db: SqlDb) {
+  return db.select().from(identityProviders).all();
+}
+
+/**
+ * A federated user's pilot: the same provider user under the same account is always the same pilot.
+ * Hashed apart from anonymous pilots (store/pilots.ts `pilotIdFor`), so no user id names one.
+ */
+export async function federatedPilotId(accountId: string, userId: string): Promise<string> {
+  return `pilot|${base62OfBytes(await sha256(`federated\u0000${accountId}\u0000${userId}`), 22)}`;
+}
+
+export async function ensureFederatedPilot(
+  db: Db,
+  accountId: string,
+  userId: string,
+  now: number,
+): Promise<string> {
+  const id = await federatedPilotId(accountId, userId);
+  await db
+    .insert(pilots)
+    .values({
+      id,
+      accountId,
+      userId,
+      username: `pilot_${id.slice(-8)}`,
+      userMetadata: {},
+      appMetadata: {},
+      phoneVerified: false,
+      emailVerified: false,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .run();
+  return id;
+}
+
+/** Keeps a deep-link grant (its hash) for one pilot until `expiresAt`. */
+export async function insertLinkGrant(
+  db: Db,
+  grant: string,
+  accountId: string,
+  pilotId: string,
+  expiresAt: number,
+): Promise<void> {
+  await db
+    .insert(pilotLinkGrants)
+    .values({ grantHash: await sha256Hex(grant), accountId, pilotId, expiresAt })
+    .run();
+}
+
+/** Uses the grant once: its pilot when it is the account's, unused and unexpired; null otherwise. */
+export async function redeemLinkGrant(
+  db: Db,
+  grant: string,
+  accountId: string,
+  now: number,
+): Promise<string | null> {
+  const row = await db
+    .update(pilotLinkGrants)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(pilotLinkGrants.grantHash, await sha256Hex(grant)),
+        eq(pilotLinkGrants.accountId, accountId),
+        isNull(pilotLinkGrants.usedAt),
+        gt(pilotLinkGrants.expiresAt, now),
+      ),
+    )
+    .returning({ pilotId: pilotLinkGrants.pilotId })
+    .get();
+  return row?.pilotId ?? null;
+}
+
+/** Whether the grant is still usable (the page shows the form only then); reads, does not use it. */
+export async function linkGrantUsable(
+  db: Db,
+  grant: string,
+  accountId: string,
+  now: number,
+): Promise<boolean> {
+  const row = await db
+    .select({ pilotId: pilotLinkGrants.pilotId })
+    .from(pilotLinkGrants)
+    .where(
+      and(
+        eq(pilotLinkGrants.grantHash, await sha256Hex(grant)),
+        eq(pilotLinkGrants.accountId, accountId),
+        isNull(pilotLinkGrants.usedAt),
+        gt(pilotLinkGrants.expiresAt, now),
+      ),
+    )
+    .get();
+  return row !== undefined;
+}
+
+export type SignInState = typeof signInStates.$inferSelect;
+
+export async function insertSignInState(db: Db, state: Omit<SignInState, "usedAt">): Promise<void> {
+  await db.insert(signInStates).values(state).run();
+}
+
+/** Takes the sign-in once: the state row when unused and unexpired; null for a replay or a forgery. */
+export async function takeSignInState(db: Db, state: string, now: number): Promise<SignInState | null> {
+  return (
+    (await db
+      .update(signInStates)
+      .set({ usedAt: now })
+      .where(and(eq(signInStates.state, state), isNull(signInStates.usedAt), gt(signInStates.expiresAt, now)))
+      .returning()
+      .get()) ?? null
+  );
+}
