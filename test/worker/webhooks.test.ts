@@ -8,7 +8,8 @@ import { hour, iso } from "./flightFixtures";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 const GROUND = 100;
-const HOOK = "http://127.0.0.1:9/windsock-hook";
+// Deliveries go to a fake receiver (fakeEndpoint): the host only has to be public.
+const HOOK = "https://hooks.example.com/windsock-hook";
 
 const stubOf = (id: string) => env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(id));
 
@@ -149,6 +150,17 @@ describe("registration", () => {
       [{ url: "http://hooks.example.com/x" }, "url"],
       [{ url: "not a url" }, "url"],
       [{ url: "https://u:p@hooks.example.com/x" }, "url"],
+      // The attacks of issue #27: private, metadata and loopback hosts, in any spelling.
+      [{ url: "https://169.254.169.254/latest/meta-data/" }, "url"],
+      [{ url: "https://10.0.0.1/" }, "url"],
+      [{ url: "https://[::ffff:127.0.0.1]/" }, "url"],
+      [{ url: "https://metadata.google.internal/" }, "url"],
+      [{ url: "https://127.0.0.1:9464" }, "url"],
+      [{ url: "https://2130706433/" }, "url"],
+      [{ url: "https://0x7f.0.0.1/" }, "url"],
+      [{ url: "https://intranet/hook" }, "url"],
+      // Without OUTBOUND_ALLOW_LOOPBACK, development refuses this machine too.
+      [{ url: "http://127.0.0.1:9/hook" }, "url"],
       [{ url: "https://hooks.example.com/x", secret: "short" }, "secret"],
       [{}, "url"],
     ] as const) {
@@ -234,6 +246,20 @@ describe("delivery", () => {
     // Every attempt carried the same event id and body.
     expect(new Set(received.map((r) => r.headers.get("windsock-event-id"))).size).toBe(1);
     expect(new Set(received.map((r) => r.body)).size).toBe(1);
+  });
+
+  it("checks the URL again at delivery: one stored before the check is never contacted", async () => {
+    expect((await register({ url: HOOK })).status).toBe(200);
+    await env.DB.prepare("UPDATE conformance_webhooks SET url = ? WHERE account_id = ?")
+      .bind("https://169.254.169.254/latest/meta-data/", account.accountId)
+      .run();
+    const id = await flight();
+    const received = await fakeEndpoint(id, () => 200);
+    await sendOutOfArea(id);
+    await runDurableObjectAlarm(stubOf(id));
+    await vi.waitFor(async () => expect((await deliveries(id))[0]?.status).toBe("failed"));
+    expect((await deliveries(id))[0]?.last_error).toMatch(/^url refused: must name a public host/);
+    expect(received).toEqual([]);
   });
 
   it("sends nothing for an account without a webhook, nor after it was removed", async () => {

@@ -1,8 +1,9 @@
 import { toHex } from "../lib/hash";
 
 /**
- * Conformance webhooks, the pure parts: which URLs may receive them, the Stripe-style signature
- * (`Windsock-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) and the retry schedule.
+ * Conformance webhooks, the pure parts: the Stripe-style signature (`Windsock-Signature: t=<unix
+ * seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) and the retry schedule. Which URLs may receive
+ * them: domain/outboundUrl.ts.
  */
 
 export const SIGNATURE_HEADER = "Windsock-Signature";
@@ -14,27 +15,6 @@ export const FIRST_RETRY_MS = 30_000;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A receiver should refuse signatures older than this (replays). */
 export const SIGNATURE_TOLERANCE_S = 300;
-const MAX_URL_LENGTH = 2048;
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** Why `url` cannot receive webhooks, or null: https only; http only to this machine in development. */
-export function webhookUrlProblem(url: string, allowLocalHttp: boolean): string | null {
-  if (url.length > MAX_URL_LENGTH || !/^[a-z][a-z0-9+.-]*:\/\//i.test(url))
-    return "must be an absolute URL such as https://app.example.com/windsock";
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return "must be an absolute URL such as https://app.example.com/windsock";
-  }
-  if (!parsed.hostname) return "must be an absolute URL such as https://app.example.com/windsock";
-  if (parsed.username || parsed.password) return "must not carry a user name or password";
-  if (parsed.hash || url.includes("#")) return "must not carry a fragment";
-  if (parsed.protocol === "https:") return null;
-  if (parsed.protocol === "http:" && allowLocalHttp && LOCAL_HOSTS.has(parsed.hostname)) return null;
-  return allowLocalHttp ? "must use https (http only for localhost or 127.0.0.1)" : "must use https";
-}
-
 /** Why a chosen signing secret is unusable, or null. */
 export function secretProblem(secret: string): string | null {
   if (secret.length < 16) return "must be at least 16 characters";

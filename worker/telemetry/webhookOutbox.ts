@@ -1,3 +1,4 @@
+import { loopbackAllowed, outboundUrlProblem } from "../domain/outboundUrl";
 import {
   ATTEMPT_TIMEOUT_MS,
   delivered,
@@ -119,6 +120,19 @@ export class WebhookOutbox {
       for (const d of due)
         sql.exec(
           "UPDATE webhook_outbox SET status = 'dropped', last_error = 'webhook removed' WHERE seq = ?",
+          d.seq,
+        );
+      return;
+    }
+    // Checked again at delivery: a URL stored before this check existed, or under another mode.
+    const refused = outboundUrlProblem(webhook.url, {
+      allowLoopback: loopbackAllowed(this.env.ENVIRONMENT, this.env.OUTBOUND_ALLOW_LOOPBACK),
+    });
+    if (refused) {
+      for (const d of due)
+        sql.exec(
+          "UPDATE webhook_outbox SET status = 'failed', last_error = ? WHERE seq = ?",
+          `url refused: ${refused}`,
           d.seq,
         );
       return;
