@@ -1,9 +1,11 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
+  deliveryBody,
   FIRST_RETRY_MS,
   MAX_ATTEMPTS,
   newSecret,
+  receiverPauseMs,
   retryDelayMs,
   secretProblem,
   signatureHeader,
@@ -56,5 +58,24 @@ describe("retryDelayMs", () => {
     const total = delays.reduce<number>((sum, d) => sum + (d ?? 0), 0);
     expect(total).toBeGreaterThan(55 * 60_000);
     expect(total).toBeLessThan(70 * 60_000);
+  });
+});
+
+describe("bounded fan-out", () => {
+  it("pauses a failing receiver 30 s, doubling up to 32 min", () => {
+    expect([1, 2, 3, 6, 7, 8, 20].map(receiverPauseMs)).toEqual(
+      [0.5, 1, 2, 16, 32, 32, 32].map((min) => min * 60_000),
+    );
+  });
+
+  it("carries a flight's coalesced events, oldest first, as they were kept", () => {
+    const body = deliveryBody("flight|x", [
+      '{"type":"left_area","at":"a"}',
+      '{"type":"back_in_conformance"}',
+    ]);
+    expect(JSON.parse(body)).toEqual({
+      flight_id: "flight|x",
+      events: [{ type: "left_area", at: "a" }, { type: "back_in_conformance" }],
+    });
   });
 });

@@ -11,6 +11,16 @@ export const EVENT_ID_HEADER = "Windsock-Event-Id";
 /** Attempts before a delivery is given up: the first at once, then after 30 s, 1, 2, 4, 8, 16, 32 min (~64 min in all). */
 export const MAX_ATTEMPTS = 8;
 export const FIRST_RETRY_MS = 30_000;
+/**
+ * Coalescing: a delivery carries every event of its flight raised within this window of its first
+ * (up to MAX_EVENTS_PER_DELIVERY), so one flight makes at most one POST per window.
+ */
+export const COALESCE_MS = 5_000;
+export const MAX_EVENTS_PER_DELIVERY = 50;
+/** Deliveries of one flight waiting at once; events beyond are left out (GET …/conformance lists them). */
+export const MAX_WAITING_DELIVERIES = 10;
+/** A failing receiver's pause after its Nth consecutive failure, across all the account's flights. */
+const MAX_RECEIVER_PAUSE_MS = 32 * 60_000;
 /** Each attempt is abandoned after this long and counted as failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A receiver should refuse signatures older than this (replays). */
@@ -35,6 +45,16 @@ export function newSecret(): string {
 export function retryDelayMs(attempt: number): number | null {
   if (attempt >= MAX_ATTEMPTS) return null;
   return FIRST_RETRY_MS * 2 ** (attempt - 1);
+}
+
+/** No attempt against a receiver within this long of its `failures`th consecutive failure: 30 s doubling to 32 min. */
+export function receiverPauseMs(failures: number): number {
+  return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RECEIVER_PAUSE_MS);
+}
+
+/** A delivery's body: the flight and its coalesced events, oldest first. */
+export function deliveryBody(flightId: string, events: readonly string[]): string {
+  return `{"flight_id":${JSON.stringify(flightId)},"events":[${events.join(",")}]}`;
 }
 
 /** Whether a receiver's answer counts as delivered. */

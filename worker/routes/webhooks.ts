@@ -31,7 +31,7 @@ const putRoute = createRoute({
   tags: ["Live"],
   summary: "Register (or replace) the account's conformance webhook; https to a public host only",
   description:
-    'Conformance events of the account\'s flights are POSTed as `{flight_id, event}` with `Windsock-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">` and `Windsock-Event-Id`; non-2xx answers (redirects included: they are not followed) are retried 8 times over about an hour. The URL must name a public host: loopback, private, link-local, CGNAT, multicast and reserved addresses, and single-label, `localhost`, `.local` and `.internal` names are refused (400), here and again at each delivery. Without `secret`, one is generated; either way it is returned only here.',
+    "Conformance events of the account's flights are POSTed as `{flight_id, events}` (a flight's events of 5 s coalesced, at most 50 a POST and 10 POSTs waiting per flight) with `Windsock-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">` and `Windsock-Event-Id`; non-2xx answers (redirects included: they are not followed) are retried 8 times over about an hour, and a failing receiver is paused for all the account's flights (30 s doubling to 32 min). The URL must name a public host: loopback, private, link-local, CGNAT, multicast and reserved addresses, and single-label, `localhost`, `.local` and `.internal` names are refused (400), here and again at each delivery. Without `secret`, one is generated; either way it is returned only here.",
   security,
   request: {
     body: {
