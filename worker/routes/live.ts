@@ -6,7 +6,7 @@ import { sampleElevations } from "../domain/elevation/sampling";
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { AppEnv } from "../env";
-import { ApiError, forbidden, notFound, unauthorized } from "../lib/errors";
+import { ApiError, forbidden, notFound, tooManyRequests, unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
@@ -19,6 +19,7 @@ import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
+import { MAX_STREAMS_PER_FLIGHT, MAX_STREAMS_PER_HOLDER } from "../telemetry/liveFeed";
 import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
 /**
@@ -28,6 +29,8 @@ import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry
  */
 
 const flightParams = z.object({ flight_id: recordId("flight_id") });
+/** What a refused stream is told to wait: streams end when their readers leave. */
+const STREAM_RETRY_S = 10;
 /** At most this many states in one post: each becomes two records, well under the 1 MiB body limit. */
 const MAX_STATES = 1000;
 
@@ -185,10 +188,17 @@ const HORIZONTAL_ACCURACY: Record<string, number> = {
 
 export const liveRoutes = createRouter()
   .openapi(streamRoute, async (c) => {
-    const { flight } = await watcher(c, c.req.valid("param").flight_id);
+    const { flight, ticket } = await watcher(c, c.req.valid("param").flight_id);
     const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
     const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
-    const stream = await telemetryOf(c.env, flight.id).stream(after);
+    // A ticket by its signature; API-key readers are capped per flight only.
+    const holder = ticket ? ticket.slice(ticket.lastIndexOf(".") + 1) : "";
+    const stream = await telemetryOf(c.env, flight.id).stream(after, holder);
+    if (!stream)
+      throw tooManyRequests(
+        `At most ${MAX_STREAMS_PER_FLIGHT} streams on one flight and ${MAX_STREAMS_PER_HOLDER} with one ticket at once`,
+        STREAM_RETRY_S,
+      );
     return new Response(stream as ReadableStream, {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
