@@ -14,6 +14,7 @@ import type { AppEnv, Bindings } from "../env";
 import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security } from "../lib/openapi";
+import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
 import {
@@ -160,6 +161,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   const opened = await openLink(c.var.db, url.searchParams, acceptLanguage, isDevelopment(c.env));
   if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
   const { link } = opened;
+  takeAccountPageRequest(c.env, link.account.id);
   const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
 
   if (mode === "show") {

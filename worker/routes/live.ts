@@ -12,6 +12,7 @@ import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
+import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
@@ -346,6 +347,7 @@ async function watcher(
   const { ticket } = verified;
   if (ticket.flightId !== flightId) throw new ApiError(403, "This ticket is for another flight");
   c.set("pilotId", ticket.pilotId ?? undefined);
+  takeAccountPageRequest(c.env, ticket.accountId);
   const flight = await findFlight(c.var.db, ticket.accountId, flightId);
   if (!flight || (!flight.public && flight.pilotId !== ticket.pilotId)) throw notFound("Flight");
   return { flight, ticket: text };
