@@ -8,7 +8,13 @@ import {
   normalizePrefix,
 } from "../domain/deeplink/callbacks";
 import { registerHint } from "../domain/deeplink/firstParty";
-import { checkLinkFields, creationLink, type DynamicLinkConfig, dynamicLink } from "../domain/deeplink/link";
+import {
+  checkLinkFields,
+  creationLink,
+  type DynamicLinkConfig,
+  dynamicLink,
+  linkLengthProblem,
+} from "../domain/deeplink/link";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
 import type { AppEnv, Bindings } from "../env";
 import { badRequest, problemError } from "../lib/errors";
@@ -126,7 +132,10 @@ export const deeplinkRoutes = createRouter()
     if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
     const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
     const creation = creationLink(appLinkBase, account.publicId, request);
-    return success(c, { link: dynamicLink(dynamicLinkConfig(c.env), creation, account.publicId) });
+    const link = dynamicLink(dynamicLinkConfig(c.env), creation, account.publicId);
+    const tooLong = linkLengthProblem(creation, "creation link") ?? linkLengthProblem(link, "link");
+    if (tooLong) throw problemError([tooLong]);
+    return success(c, { link });
   })
   .openapi(listCallbacks, async (c) => success(c, await listCallbackPrefixes(c.var.db, c.var.account.id)))
   .openapi(addCallback, async (c) => {
