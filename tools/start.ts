@@ -8,7 +8,8 @@ import type { Supervised } from "./lib/processes";
 import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
-restarting either if it crashes.
+restarting either if it crashes or stops answering (worker /health and relay /metrics probed every
+second; 3 failed probes in a row restart it).
 
 Usage: npm start [-- --help]
 
@@ -35,7 +36,16 @@ const [{ createKey, isLiveKey }, { ensureDevVars }, processes, { applyMigrations
     import("./lib/target"),
     import("./seed"),
   ]);
-const { DEFAULT_METRICS_PORT, relayCommand, relayListening, relayMetricsPort, supervise } = processes;
+const {
+  DEFAULT_METRICS_PORT,
+  HEALTH_FAILURES,
+  HEALTH_INTERVAL_MS,
+  httpProbe,
+  relayCommand,
+  relayListening,
+  relayMetricsPort,
+  supervise,
+} = processes;
 
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
@@ -178,6 +188,12 @@ function superviseWorker(baseUrl: string) {
       }),
     ready: (child) => waitForHealth(baseUrl, child),
     log,
+    // wrangler outlives a killed workerd (it kept saying "Updated and ready"): probe the API itself.
+    health: {
+      probe: httpProbe(`${baseUrl}/health`),
+      intervalMs: HEALTH_INTERVAL_MS,
+      failures: HEALTH_FAILURES,
+    },
     onReady: (_info, child, restarts) => {
       record("worker", { pid: child.pid, url: baseUrl });
       if (restarts > 0) log(`worker serves again on ${baseUrl} (restart ${restarts})`);
@@ -216,6 +232,12 @@ function superviseRelay(
     },
     ready: (child) => relayListening(child, (line) => process.stdout.write(`${line}\n`)),
     log,
+    // Its metrics endpoint is served by the same event loop as its UDP socket: a hung relay stops answering.
+    health: {
+      probe: () => httpProbe(`http://127.0.0.1:${metrics}/metrics`)(),
+      intervalMs: HEALTH_INTERVAL_MS,
+      failures: HEALTH_FAILURES,
+    },
     onReady: (bound, child, restarts) => {
       // Restarts keep the metrics port the first start got.
       metrics = bound.metricsPort;
