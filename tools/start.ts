@@ -9,7 +9,7 @@ import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
 restarting either if it crashes or stops answering (worker /health and relay /metrics probed every
-second; 3 failed probes in a row restart it).
+500 ms; 3 failed probes in a row restart it).
 
 Usage: npm start [-- --help]
 

@@ -129,8 +129,8 @@ export interface HealthCheck {
   failures: number;
 }
 
-/** npm start's probes: every second, restarted after 3 failures in a row (each probe times out after 1 s). */
-export const HEALTH_INTERVAL_MS = 1000;
+/** npm start's probes: every 500 ms, restarted after 3 failures in a row (each probe times out after 1 s). */
+export const HEALTH_INTERVAL_MS = 500;
 export const HEALTH_FAILURES = 3;
 export const HEALTH_TIMEOUT_MS = 1000;
 
@@ -175,6 +175,12 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
     child = current;
     current.on("exit", (code, signal) => {
       if (stopping || current !== child) return;
+      // What it started may outlive it (wrangler's workerd, holding the port): its group goes too.
+      try {
+        if (current.pid !== undefined) process.kill(-current.pid, "SIGKILL");
+      } catch {
+        // no process left in the group
+      }
       quickCrashes = Date.now() - startedAt >= STABLE_MS ? 0 : quickCrashes + 1;
       const delay = delays[Math.min(Math.max(quickCrashes - 1, 0), delays.length - 1)]!;
       options.log(`${options.name} exited (${signal ?? code}); restarting${delay ? ` in ${delay} ms` : ""}`);
