@@ -44,6 +44,7 @@ const {
   relayCommand,
   relayListening,
   relayMetricsPort,
+  signalGroup,
   supervise,
 } = processes;
 
@@ -178,14 +179,25 @@ function superviseWorker(baseUrl: string) {
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   return supervise({
     name: "worker",
-    spawn: () =>
-      spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
+    spawn: () => {
+      const child = spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
         cwd: ROOT,
         env: WRANGLER_ENV,
-        stdio: ["ignore", "inherit", "inherit"],
+        stdio: ["ignore", "inherit", "pipe"],
         // Its own process group, so stopping it also stops the workerd processes it starts.
         detached: true,
-      }),
+      });
+      // wrangler's own restart of a crashed runtime left the API hung: restart all of it at once,
+      // without waiting for the health probes.
+      child.stderr?.on("data", (chunk: Buffer) => {
+        process.stderr.write(chunk);
+        if (/Workers runtime crashed/.test(chunk.toString())) {
+          log("the worker's runtime crashed; restarting wrangler");
+          signalGroup(child, "SIGKILL");
+        }
+      });
+      return child;
+    },
     ready: (child) => waitForHealth(baseUrl, child),
     log,
     // wrangler outlives a killed workerd (it kept saying "Updated and ready"): probe the API itself.
