@@ -48,6 +48,8 @@ function cases(ctx: BenchContext): Case[] {
   const start = new Date(Date.now() + 3600_000).toISOString();
   const end = new Date(Date.now() + 7200_000).toISOString();
   const plan = (n: number) => ({
+    takeoff_latitude: CENTER[0],
+    takeoff_longitude: CENTER[1],
     geometry: polygon(n),
     start_time: start,
     end_time: end,
@@ -75,7 +77,9 @@ function cases(ctx: BenchContext): Case[] {
     {
       route: "GET /elevation/v1/ele/carpet",
       input: "typical",
-      load: { path: `/elevation/v1/ele/carpet?points=${lat},${lng},${lat + 0.01},${lng + 0.01}` },
+      load: {
+        path: `/elevation/v1/ele/carpet?points=${lat - 0.15},${lng + 0.07},${lat - 0.1},${lng + 0.12}`,
+      },
     },
     {
       route: "GET /elevation/v1/ele/carpet",
