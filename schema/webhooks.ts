@@ -13,4 +13,8 @@ export const conformanceWebhooks = sqliteTable("conformance_webhooks", {
   secret: text("secret").notNull(),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** Consecutive failed attempts against the receiver, from any flight (worker/store/webhooks.ts). */
+  failures: integer("failures").notNull().default(0),
+  /** No attempt before this time (ms): a failing receiver's pause. */
+  pausedUntil: integer("paused_until").notNull().default(0),
 });

@@ -10,7 +10,8 @@ import { prepareStaticAssets } from "./lib/staticAssets";
 import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
-restarting either if it crashes.
+restarting either if it crashes or stops answering (worker /health and relay /metrics probed every
+500 ms; 3 failed probes in a row restart it).
 
 Usage: npm start [-- --help]
 
@@ -50,7 +51,17 @@ const [
   import("./seed"),
   import("./lib/devIdentityProvider"),
 ]);
-const { DEFAULT_METRICS_PORT, relayCommand, relayListening, relayMetricsPort, supervise } = processes;
+const {
+  DEFAULT_METRICS_PORT,
+  HEALTH_FAILURES,
+  HEALTH_INTERVAL_MS,
+  httpProbe,
+  relayCommand,
+  relayListening,
+  relayMetricsPort,
+  signalGroup,
+  supervise,
+} = processes;
 
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
@@ -234,16 +245,33 @@ function superviseWorker(baseUrl: string) {
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   return supervise({
     name: "worker",
-    spawn: () =>
-      spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
+    spawn: () => {
+      const child = spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
         cwd: ROOT,
         env: WRANGLER_ENV,
-        stdio: ["ignore", "inherit", "inherit"],
+        stdio: ["ignore", "inherit", "pipe"],
         // Its own process group, so stopping it also stops the workerd processes it starts.
         detached: true,
-      }),
+      });
+      // wrangler's own restart of a crashed runtime left the API hung: restart all of it at once,
+      // without waiting for the health probes.
+      child.stderr?.on("data", (chunk: Buffer) => {
+        process.stderr.write(chunk);
+        if (/Workers runtime crashed/.test(chunk.toString())) {
+          log("the worker's runtime crashed; restarting wrangler");
+          signalGroup(child, "SIGKILL");
+        }
+      });
+      return child;
+    },
     ready: (child) => waitForHealth(baseUrl, child),
     log,
+    // wrangler outlives a killed workerd (it kept saying "Updated and ready"): probe the API itself.
+    health: {
+      probe: httpProbe(`${baseUrl}/health`),
+      intervalMs: HEALTH_INTERVAL_MS,
+      failures: HEALTH_FAILURES,
+    },
     onReady: (_info, child, restarts) => {
       record("worker", { pid: child.pid, url: baseUrl });
       if (restarts > 0) log(`worker serves again on ${baseUrl} (restart ${restarts})`);
@@ -282,6 +310,12 @@ function superviseRelay(
     },
     ready: (child) => relayListening(child, (line) => process.stdout.write(`${line}\n`)),
     log,
+    // Its metrics endpoint is served by the same event loop as its UDP socket: a hung relay stops answering.
+    health: {
+      probe: () => httpProbe(`http://127.0.0.1:${metrics}/metrics`)(),
+      intervalMs: HEALTH_INTERVAL_MS,
+      failures: HEALTH_FAILURES,
+    },
     onReady: (bound, child, restarts) => {
       // Restarts keep the metrics port the first start got.
       metrics = bound.metricsPort;

@@ -47,6 +47,11 @@ export interface Bindings {
    */
   MAP_RASTER_TILES?: string;
   MAP_RASTER_ATTRIBUTION?: string;
+  /**
+   * "true" lets user-set outbound URLs (webhooks, OpenID providers) reach this machine (localhost,
+   * 127.0.0.1, [::1]) when ENVIRONMENT is development; ignored in any other mode (domain/outboundUrl.ts).
+   */
+  OUTBOUND_ALLOW_LOOPBACK?: string;
   /** Origins allowed to call the API from a browser (CORS): a comma list, or `*`. */
   CORS_ALLOWED_ORIGINS: string;
   /** Base64 of 32 bytes: seals telemetry session keys at rest (AES-GCM). `wrangler secret put`. */

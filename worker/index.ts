@@ -9,9 +9,11 @@ import {
 } from "./app";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
+import { limitAccountWork } from "./middleware/accountWork";
 import { requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
+import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { pageAccount } from "./pages/api";
 import { advisoryRoutes } from "./routes/advisory";
 import { aircraftRoutes } from "./routes/aircraft";
@@ -96,6 +98,8 @@ app.use(
     await next();
   }),
 );
+// Requests without an API key: per client address and per ticket (the key's own bucket holds the rest).
+app.use("*", limitPublicRequests);
 app.use(
   "*",
   createMiddleware<AppEnv>(async (c, next) => {
@@ -109,6 +113,8 @@ app.use(
     return requireApiKey(c, next);
   }),
 );
+// Expensive routes: a few at once and a share of the time per account (middleware/accountWork.ts).
+app.use("*", limitAccountWork);
 // The system status reports the relay as seen when it last got past its credential check here.
 app.use("/internal/*", async (c, next) => {
   await next();

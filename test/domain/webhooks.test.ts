@@ -1,34 +1,16 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
+  deliveryBody,
   FIRST_RETRY_MS,
   MAX_ATTEMPTS,
   newSecret,
+  receiverPauseMs,
   retryDelayMs,
   secretProblem,
   signatureHeader,
   verifySignature,
-  webhookUrlProblem,
 } from "../../worker/domain/webhooks";
-
-describe("webhookUrlProblem", () => {
-  it("allows https, and http to this machine only in development", () => {
-    expect(webhookUrlProblem("https://hooks.example.com/windsock?team=7", false)).toBeNull();
-    expect(webhookUrlProblem("http://hooks.example.com/windsock", false)).toBe("must use https");
-    expect(webhookUrlProblem("http://127.0.0.1:8787/hook", false)).toBe("must use https");
-    expect(webhookUrlProblem("http://127.0.0.1:8787/hook", true)).toBeNull();
-    expect(webhookUrlProblem("http://localhost/hook", true)).toBeNull();
-    expect(webhookUrlProblem("http://10.0.0.1/hook", true)).toMatch(/https/);
-  });
-
-  it("refuses what is not an absolute URL, credentials and fragments", () => {
-    expect(webhookUrlProblem("hooks.example.com/x", false)).toMatch(/absolute URL/);
-    expect(webhookUrlProblem("ftp://hooks.example.com/x", false)).toBe("must use https");
-    expect(webhookUrlProblem("https://user:pw@hooks.example.com/x", false)).toMatch(/user name/);
-    expect(webhookUrlProblem("https://hooks.example.com/x#frag", false)).toMatch(/fragment/);
-    expect(webhookUrlProblem(`https://a.com/${"x".repeat(2100)}`, false)).toMatch(/absolute URL/);
-  });
-});
 
 describe("secrets", () => {
   it("generates distinct 32-byte secrets that pass the checks", () => {
@@ -76,5 +58,24 @@ describe("retryDelayMs", () => {
     const total = delays.reduce<number>((sum, d) => sum + (d ?? 0), 0);
     expect(total).toBeGreaterThan(55 * 60_000);
     expect(total).toBeLessThan(70 * 60_000);
+  });
+});
+
+describe("bounded fan-out", () => {
+  it("pauses a failing receiver 30 s, doubling up to 32 min", () => {
+    expect([1, 2, 3, 6, 7, 8, 20].map(receiverPauseMs)).toEqual(
+      [0.5, 1, 2, 16, 32, 32, 32].map((min) => min * 60_000),
+    );
+  });
+
+  it("carries a flight's coalesced events, oldest first, as they were kept", () => {
+    const body = deliveryBody("flight|x", [
+      '{"type":"left_area","at":"a"}',
+      '{"type":"back_in_conformance"}',
+    ]);
+    expect(JSON.parse(body)).toEqual({
+      flight_id: "flight|x",
+      events: [{ type: "left_area", at: "a" }, { type: "back_in_conformance" }],
+    });
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../tools/lib/config";
 import {
   DEFAULT_METRICS_PORT,
+  httpProbe,
   relayCommand,
   relayListening,
   relayMetricsPort,
@@ -21,6 +22,40 @@ import { freePort } from "./services";
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), "ws-e2e-supervisor-"));
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+
+describe("supervision by health", () => {
+  it("kills and restarts a child that lives on but stops answering its probe", async () => {
+    const port = await freePort();
+    // A server that answers /health; SIGSTOP leaves the process alive and silent, like workerd behind wrangler.
+    const server = `require("node:http").createServer((q, r) => r.end("ok")).listen(${port}, "127.0.0.1", () => console.log("up"))`;
+    const logs: string[] = [];
+    const ready: number[] = [];
+    const supervised = await supervise({
+      name: "front",
+      spawn: () =>
+        spawn(process.execPath, ["-e", server], { stdio: ["ignore", "pipe", "inherit"], detached: true }),
+      ready: (child) =>
+        new Promise<void>((resolve, reject) => {
+          child.stdout?.once("data", () => resolve());
+          child.once("exit", () => reject(new Error("exited")));
+        }),
+      log: (line) => logs.push(line),
+      onReady: (_info, child) => ready.push(child.pid!),
+      health: { probe: httpProbe(`http://127.0.0.1:${port}/health`), intervalMs: 200, failures: 3 },
+    });
+    try {
+      const stoppedAt = Date.now();
+      process.kill(supervised.child.pid!, "SIGSTOP");
+      for (let i = 0; i < 200 && ready.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(ready).toHaveLength(2);
+      expect(logs.join("\n")).toMatch(/front failed 3 health probes in a row; killing it/);
+      expect(await httpProbe(`http://127.0.0.1:${port}/health`)()).toBe(true);
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    } finally {
+      await supervised.stop("SIGKILL");
+    }
+  });
+});
 
 describe("supervising the relay", () => {
   it("restarts a relay killed with SIGKILL on the same port, which then serves again", async () => {

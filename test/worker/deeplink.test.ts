@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_LINK_BYTES } from "../../worker/domain/deeplink/link";
 import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 const square = {
@@ -507,5 +508,51 @@ describe("POST /create_flight/v1/", () => {
       .bind(victim.pilotId)
       .first<{ n: number }>();
     expect(count!.n).toBe(0);
+  });
+});
+
+describe("links the page can open", () => {
+  /** A regular polygon of `n` positions, 500 m across, in Los Angeles. */
+  function polygonOf(n: number) {
+    const ring = Array.from({ length: n }, (_, i) => {
+      const a = (2 * Math.PI * i) / n;
+      return [-118.475 + 0.0025 * Math.cos(a), 34.015 + 0.0025 * Math.sin(a)];
+    });
+    return { type: "Polygon", coordinates: [[...ring, ring[0]]] };
+  }
+
+  it("refuses a geometry whose link would be over the front's URL limit: 413 naming geometry", async () => {
+    // Issue #27: a 10,000-position area gave a 320 KB link that the page always refused with 414.
+    for (const n of [9_999, 1_000]) {
+      const res = await call("/deeplink/v1/create_flight", {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { geometry: polygonOf(n) },
+      });
+      expect(res.status, res.text).toBe(413);
+      expect(res.json.status).toBe("fail");
+      expect(res.json.data.errors[0].name).toBe("geometry");
+      expect(res.json.data.errors[0].message).toMatch(/over the 16384/);
+    }
+  });
+
+  it("builds links up to the limit, and the page opens the largest", async () => {
+    let largest: string | undefined;
+    for (const n of [20, 100, 150, 200]) {
+      const res = await call("/deeplink/v1/create_flight", {
+        method: "POST",
+        apiKey: account.apiKey,
+        body: { geometry: polygonOf(n) },
+      });
+      if (res.status !== 200) break;
+      largest = res.json.data.link as string;
+      expect(largest.length).toBeLessThanOrEqual(MAX_LINK_BYTES);
+    }
+    expect(largest).toBeDefined();
+    const creation = new URL(new URL(largest!).searchParams.get("link")!);
+    expect(creation.href.length).toBeLessThanOrEqual(MAX_LINK_BYTES);
+    const page = await SELF.fetch(`${BASE}${creation.pathname}${creation.search}`);
+    expect(page.status).toBe(200);
+    await page.body?.cancel();
   });
 });

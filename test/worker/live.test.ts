@@ -1,6 +1,11 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { egm96, geoidHeight } from "../../worker/domain/geoid";
+import {
+  MAX_BACKLOG_BYTES,
+  MAX_STREAMS_PER_FLIGHT,
+  MAX_STREAMS_PER_HOLDER,
+} from "../../worker/telemetry/liveFeed";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import { hour, iso } from "./flightFixtures";
 import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
@@ -88,6 +93,7 @@ async function openStream(flightId: string, headers: Record<string, string>, que
   const res = await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(flightId)}/telemetry/stream${query}`, {
     headers,
   });
+  if (res.status !== 200) throw new Error(`stream answered ${res.status}: ${await res.clone().text()}`);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -316,6 +322,92 @@ describe("GET /flight/v2/{id}/telemetry/stream", () => {
       ...as(neighbour),
     });
     expect(stranger.status).toBe(404);
+  });
+});
+
+describe("stream caps", () => {
+  async function ticketOf(id: string): Promise<string> {
+    const issued = await call(`/flight/v2/${encodeURIComponent(id)}/ticket`, {
+      method: "POST",
+      ...as(pilot),
+    });
+    expect(issued.status, issued.text).toBe(200);
+    return issued.json.data.ticket;
+  }
+
+  it("opens at most MAX_STREAMS_PER_HOLDER streams with one ticket: 429 with Retry-After, JSend", async () => {
+    const id = await flight();
+    const ticket = await ticketOf(id);
+    const open = [];
+    for (let i = 0; i < MAX_STREAMS_PER_HOLDER; i++) {
+      const stream = await openStream(id, {}, `?ticket=${ticket}`);
+      expect(stream.res.status).toBe(200);
+      open.push(stream);
+    }
+    const refused = await SELF.fetch(
+      `${BASE}/flight/v2/${encodeURIComponent(id)}/telemetry/stream?ticket=${ticket}`,
+    );
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as any).status).toBe("fail");
+    // Another ticket (issued a second later: tickets differ by their expiry) still gets in; a closed
+    // stream frees its place.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const other = await openStream(id, {}, `?ticket=${await ticketOf(id)}`);
+    expect(other.res.status).toBe(200);
+    await open.pop()!.close();
+    await vi.waitFor(async () => {
+      const again = await SELF.fetch(
+        `${BASE}/flight/v2/${encodeURIComponent(id)}/telemetry/stream?ticket=${ticket}`,
+      );
+      expect(again.status).toBe(200);
+      await again.body?.cancel();
+    }, 8000);
+    await Promise.all([...open, other].map((s) => s.close()));
+  });
+
+  it("caps the streams of one flight", async () => {
+    const id = await flight({ public: true });
+    const open = await Promise.all(
+      Array.from({ length: MAX_STREAMS_PER_FLIGHT }, () => openStream(id, headersOf(neighbour))),
+    );
+    expect(open.every((s) => s.res.status === 200)).toBe(true);
+    const refused = await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/telemetry/stream`, {
+      headers: headersOf(neighbour),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    await refused.body?.cancel();
+    await Promise.all(open.map((s) => s.close()));
+  });
+
+  it("cuts a reader that leaves more than MAX_BACKLOG_BYTES unread", async () => {
+    const id = await flight();
+    const stub = env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(id));
+    // The Durable Object's own side of a stream: HTTP and RPC buffers between it and a real reader
+    // only delay the moment its queue grows.
+    let slow: ReadableStream<Uint8Array> | null = null;
+    await runInDurableObject(stub, (instance) => {
+      slow = (instance as unknown as { stream(after: null, holder: string): ReadableStream }).stream(
+        null,
+        "",
+      );
+    });
+    const start = Date.now() - 50_000;
+    // 3 posts of 1,000 states: 6,000 records, about 1.5 MB of frames never read.
+    for (let post = 0; post < 3; post++) {
+      const res = await send(
+        id,
+        Array.from({ length: 1000 }, (_, i) => state(10, { at: start + (post * 1000 + i) * 10 })),
+      );
+      expect(res.status, res.text).toBe(200);
+    }
+    // What was queued before the cut is still read, then the stream ends.
+    const text = await runInDurableObject(stub, () => new Response(slow!).text());
+    const records = text.split("event: record").length - 1;
+    expect(records).toBeGreaterThan(0);
+    expect(records).toBeLessThan(6000);
+    expect(text.length).toBeLessThan(MAX_BACKLOG_BYTES + 2048);
   });
 });
 

@@ -1,14 +1,20 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { egm96, geoidHeight } from "../../worker/domain/geoid";
-import { MAX_ATTEMPTS, verifySignature } from "../../worker/domain/webhooks";
+import {
+  MAX_ATTEMPTS,
+  MAX_EVENTS_PER_DELIVERY,
+  MAX_WAITING_DELIVERIES,
+  verifySignature,
+} from "../../worker/domain/webhooks";
 import type { WebhookOutbox } from "../../worker/telemetry/webhookOutbox";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import { hour, iso } from "./flightFixtures";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 const GROUND = 100;
-const HOOK = "http://127.0.0.1:9/windsock-hook";
+// Deliveries go to a fake receiver (fakeEndpoint): the host only has to be public.
+const HOOK = "https://hooks.example.com/windsock-hook";
 
 const stubOf = (id: string) => env.FLIGHT_TELEMETRY.get(env.FLIGHT_TELEMETRY.idFromName(id));
 
@@ -64,27 +70,39 @@ async function flight(): Promise<string> {
   return res.json.data.id as string;
 }
 
-async function sendOutOfArea(id: string): Promise<void> {
-  // 11 km north of the area, 10 m above the ground: left_area only.
-  const lat = 10.6;
-  const lng = 20.5;
+/** F3411 states at 10 m above the ground, 10 ms apart; `outside` ones 11 km north of the area (left_area). */
+async function sendStates(id: string, outside: boolean[]): Promise<void> {
+  const start = Date.now() - 30_000;
   const sent = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, {
     method: "POST",
     apiKey: account.apiKey,
     token,
     body: {
-      states: [
-        {
-          timestamp: { value: iso(Date.now()), format: "RFC3339" },
+      states: outside.map((out, i) => {
+        const lat = out ? 10.6 : 10.5;
+        const lng = 20.5;
+        return {
+          timestamp: { value: iso(start + i * 10), format: "RFC3339" },
           position: { lat, lng, alt: GROUND + 10 + geoidHeight(egm96(), lat, lng), accuracy_h: "HA3m" },
           track: 0,
           speed: 10,
           vertical_speed: 0,
-        },
-      ],
+        };
+      }),
     },
   });
   expect(sent.status, sent.text).toBe(200);
+}
+
+const sendOutOfArea = (id: string) => sendStates(id, [true]);
+
+/** Makes every waiting delivery of the flight due now, and the account's receiver unpaused. */
+async function makeDue(id: string): Promise<void> {
+  await env.DB.prepare("UPDATE conformance_webhooks SET paused_until = 0").run();
+  await runInDurableObject(stubOf(id), async (_, ctx) => {
+    ctx.storage.sql.exec("UPDATE webhook_outbox SET next_at = ? WHERE status = 'pending'", Date.now() - 1);
+    await ctx.storage.setAlarm(Date.now());
+  });
 }
 
 /**
@@ -92,6 +110,7 @@ async function sendOutOfArea(id: string): Promise<void> {
  * them: the alarm set at once by the ingest may also fire on its own, concurrently.
  */
 async function alarmUntil(id: string, received: Received[], count: number, status = "delivered") {
+  await makeDue(id);
   await runDurableObjectAlarm(stubOf(id));
   await vi.waitFor(async () => {
     expect(received).toHaveLength(count);
@@ -149,6 +168,17 @@ describe("registration", () => {
       [{ url: "http://hooks.example.com/x" }, "url"],
       [{ url: "not a url" }, "url"],
       [{ url: "https://u:p@hooks.example.com/x" }, "url"],
+      // The attacks of issue #27: private, metadata and loopback hosts, in any spelling.
+      [{ url: "https://169.254.169.254/latest/meta-data/" }, "url"],
+      [{ url: "https://10.0.0.1/" }, "url"],
+      [{ url: "https://[::ffff:127.0.0.1]/" }, "url"],
+      [{ url: "https://metadata.google.internal/" }, "url"],
+      [{ url: "https://127.0.0.1:9464" }, "url"],
+      [{ url: "https://2130706433/" }, "url"],
+      [{ url: "https://0x7f.0.0.1/" }, "url"],
+      [{ url: "https://intranet/hook" }, "url"],
+      // Without OUTBOUND_ALLOW_LOOPBACK, development refuses this machine too.
+      [{ url: "http://127.0.0.1:9/hook" }, "url"],
       [{ url: "https://hooks.example.com/x", secret: "short" }, "secret"],
       [{}, "url"],
     ] as const) {
@@ -174,12 +204,13 @@ describe("delivery", () => {
     const [got] = received;
     const body = JSON.parse(got!.body);
     expect(body.flight_id).toBe(id);
-    expect(body.event).toMatchObject({ type: "left_area", latitude: 10.6, longitude: 20.5 });
+    expect(body.events).toHaveLength(1);
+    expect(body.events[0]).toMatchObject({ type: "left_area", latitude: 10.6, longitude: 20.5 });
     const conformance = await call(`/flight/v2/${encodeURIComponent(id)}/conformance`, {
       apiKey: account.apiKey,
       token,
     });
-    expect(body.event).toEqual(conformance.json.data.results[0]);
+    expect(body.events).toEqual(conformance.json.data.results);
     expect(got!.headers.get("content-type")).toBe("application/json");
     expect(got!.headers.get("windsock-event-id")).toMatch(new RegExp(`^${id.replace(/[|]/g, "\\|")}#\\d+$`));
     const signature = got!.headers.get("windsock-signature")!;
@@ -222,10 +253,6 @@ describe("delivery", () => {
     await runDurableObjectAlarm(stubOf(id));
     expect(received).toHaveLength(1);
     for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
-      await runInDurableObject(stubOf(id), async (_, ctx) => {
-        ctx.storage.sql.exec("UPDATE webhook_outbox SET next_at = ?", Date.now() - 1);
-        await ctx.storage.setAlarm(Date.now());
-      });
       await alarmUntil(id, received, attempt, attempt < MAX_ATTEMPTS ? "pending" : "failed");
     }
     [row] = await deliveries(id);
@@ -234,6 +261,21 @@ describe("delivery", () => {
     // Every attempt carried the same event id and body.
     expect(new Set(received.map((r) => r.headers.get("windsock-event-id"))).size).toBe(1);
     expect(new Set(received.map((r) => r.body)).size).toBe(1);
+  });
+
+  it("checks the URL again at delivery: one stored before the check is never contacted", async () => {
+    expect((await register({ url: HOOK })).status).toBe(200);
+    await env.DB.prepare("UPDATE conformance_webhooks SET url = ? WHERE account_id = ?")
+      .bind("https://169.254.169.254/latest/meta-data/", account.accountId)
+      .run();
+    const id = await flight();
+    const received = await fakeEndpoint(id, () => 200);
+    await sendOutOfArea(id);
+    await makeDue(id);
+    await runDurableObjectAlarm(stubOf(id));
+    await vi.waitFor(async () => expect((await deliveries(id))[0]?.status).toBe("failed"));
+    expect((await deliveries(id))[0]?.last_error).toMatch(/^url refused: must name a public host/);
+    expect(received).toEqual([]);
   });
 
   it("sends nothing for an account without a webhook, nor after it was removed", async () => {
@@ -246,5 +288,97 @@ describe("delivery", () => {
     await runDurableObjectAlarm(stubOf(id));
     expect(received).toEqual([]);
     expect(await deliveries(id)).toEqual([]);
+  });
+});
+
+describe("bounded fan-out", () => {
+  it("coalesces 1,000 states alternating in and out of the area into at most the capped deliveries", async () => {
+    expect((await register({ url: HOOK })).status).toBe(200);
+    const id = await flight();
+    const received = await fakeEndpoint(id, () => 200);
+    // Issue #27: this gave 501 POSTs in 10 s.
+    await sendStates(
+      id,
+      Array.from({ length: 1000 }, (_, i) => i % 2 === 0),
+    );
+    const listed = await call(`/flight/v2/${encodeURIComponent(id)}/conformance?limit=1000`, {
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(listed.json.data.results.length).toBeGreaterThan(MAX_EVENTS_PER_DELIVERY * MAX_WAITING_DELIVERIES);
+    const waiting = await deliveries(id);
+    expect(waiting).toHaveLength(MAX_WAITING_DELIVERIES);
+    // Not due at once: later events of the window may still join.
+    expect(Math.min(...waiting.map((d) => d.next_at))).toBeGreaterThan(Date.now());
+    await makeDue(id);
+    await runDurableObjectAlarm(stubOf(id));
+    await vi.waitFor(() => expect(received).toHaveLength(MAX_WAITING_DELIVERIES));
+    const events = received.flatMap((r) => JSON.parse(r.body).events as { at: string; type: string }[]);
+    for (const r of received)
+      expect(JSON.parse(r.body).events.length).toBeLessThanOrEqual(MAX_EVENTS_PER_DELIVERY);
+    // The first events, in order, each once; the rest are left out, still listed by GET …/conformance.
+    expect(events).toEqual(listed.json.data.results.slice(0, events.length));
+    expect(new Set(received.map((r) => r.headers.get("windsock-event-id"))).size).toBe(received.length);
+    // Nothing more is sent for them.
+    await makeDue(id);
+    await runDurableObjectAlarm(stubOf(id));
+    expect(received).toHaveLength(MAX_WAITING_DELIVERIES);
+  });
+
+  it("joins events of later posts within the window to the waiting delivery", async () => {
+    expect((await register({ url: HOOK })).status).toBe(200);
+    const id = await flight();
+    const received = await fakeEndpoint(id, () => 200);
+    await sendStates(id, [true]);
+    await sendStates(id, [false]);
+    expect(await deliveries(id)).toHaveLength(1);
+    await alarmUntil(id, received, 1);
+    expect(JSON.parse(received[0]!.body).events.map((e: { type: string }) => e.type)).toEqual([
+      "left_area",
+      "back_in_conformance",
+    ]);
+  });
+
+  it("pauses a failing receiver for every flight of the account: one probe per pause", async () => {
+    expect((await register({ url: HOOK })).status).toBe(200);
+    const ids = [await flight(), await flight(), await flight()];
+    const received: Received[][] = [];
+    for (const id of ids) {
+      received.push(await fakeEndpoint(id, () => 503));
+      await sendOutOfArea(id);
+    }
+    // The first flight's attempt fails and pauses the receiver.
+    await alarmUntil(ids[0]!, received[0]!, 1, "pending");
+    // The others' deliveries come due during the pause: they spend a turn without a request.
+    for (const id of ids.slice(1)) {
+      await runInDurableObject(stubOf(id), async (_, ctx) => {
+        ctx.storage.sql.exec(
+          "UPDATE webhook_outbox SET next_at = ? WHERE status = 'pending'",
+          Date.now() - 1,
+        );
+        await ctx.storage.setAlarm(Date.now());
+      });
+      await runDurableObjectAlarm(stubOf(id));
+      await vi.waitFor(async () => expect((await deliveries(id))[0]?.attempts).toBe(1));
+      expect((await deliveries(id))[0]?.last_error).toMatch(/^receiver paused after 1 failed attempt/);
+    }
+    expect(received.flat()).toHaveLength(1);
+    const paused = await env.DB.prepare(
+      "SELECT failures, paused_until FROM conformance_webhooks WHERE account_id = ?",
+    )
+      .bind(account.accountId)
+      .first<{ failures: number; paused_until: number }>();
+    expect(paused!.failures).toBe(1);
+    expect(paused!.paused_until - Date.now()).toBeGreaterThan(20_000);
+    // Once the pause is over, one probe; a success clears the receiver's record.
+    const ok = await fakeEndpoint(ids[1]!, () => 200);
+    await makeDue(ids[1]!);
+    await runDurableObjectAlarm(stubOf(ids[1]!));
+    await vi.waitFor(async () => expect((await deliveries(ids[1]!))[0]?.status).toBe("delivered"));
+    expect(ok).toHaveLength(1);
+    const cleared = await env.DB.prepare("SELECT failures FROM conformance_webhooks WHERE account_id = ?")
+      .bind(account.accountId)
+      .first<{ failures: number }>();
+    expect(cleared!.failures).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { parseCommandLine, usageError } from "../lib/cli";
 import { suite as airspace } from "./airspace";
 import { suite as api } from "./api";
+import { suite as cost } from "./cost";
 import { suite as deeplink } from "./deeplink";
 import { suite as elevation } from "./elevation";
 import { suite as evaluation } from "./evaluation";
@@ -23,6 +24,7 @@ const suites: BenchSuite[] = [
   live,
   hardening,
   rid,
+  cost,
 ];
 
 const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in

@@ -114,6 +114,33 @@ export interface SuperviseOptions<T> {
   onReady?: (info: T, child: ChildProcess, restarts: number) => void;
   /** Waits before restarting a child that crashed again soon after its start (ms), growing per crash. */
   delays?: number[];
+  /**
+   * Supervision by health, not only by process: once the child serves, `probe` runs every
+   * `intervalMs`; after `failures` failed probes in a row (false, an error or a time-out the probe
+   * sets) the child's whole group is killed and restarted as after a crash. A process can outlive
+   * its service: wrangler kept saying "Updated and ready" after its workerd was killed.
+   */
+  health?: HealthCheck;
+}
+
+export interface HealthCheck {
+  probe: () => Promise<boolean>;
+  intervalMs: number;
+  failures: number;
+}
+
+/** npm start's probes: every 500 ms, restarted after 3 failures in a row (each probe times out after 1 s). */
+export const HEALTH_INTERVAL_MS = 500;
+export const HEALTH_FAILURES = 3;
+export const HEALTH_TIMEOUT_MS = 1000;
+
+/** A probe that an HTTP URL answers 2xx within HEALTH_TIMEOUT_MS. */
+export function httpProbe(url: string): () => Promise<boolean> {
+  return async () => {
+    const res = await fetch(url, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    await res.body?.cancel();
+    return res.ok;
+  };
 }
 
 export interface Supervised<T> {
@@ -148,6 +175,12 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
     child = current;
     current.on("exit", (code, signal) => {
       if (stopping || current !== child) return;
+      // What it started may outlive it (wrangler's workerd, holding the port): its group goes too.
+      try {
+        if (current.pid !== undefined) process.kill(-current.pid, "SIGKILL");
+      } catch {
+        // no process left in the group
+      }
       quickCrashes = Date.now() - startedAt >= STABLE_MS ? 0 : quickCrashes + 1;
       const delay = delays[Math.min(Math.max(quickCrashes - 1, 0), delays.length - 1)]!;
       options.log(`${options.name} exited (${signal ?? code}); restarting${delay ? ` in ${delay} ms` : ""}`);
@@ -155,12 +188,39 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
         restarts++;
         const next = start();
         options.ready(next).then(
-          (info) => options.onReady?.(info, next, restarts),
+          (info) => {
+            watchHealth(next);
+            options.onReady?.(info, next, restarts);
+          },
           (err) => options.log(`${options.name} did not come back: ${(err as Error).message}`),
         );
       }, delay);
     });
     return current;
+  };
+
+  /** Probes `current` while it is the child; kills its group when it stops answering. */
+  const watchHealth = (current: ChildProcess) => {
+    const health = options.health;
+    if (!health) return;
+    let failed = 0;
+    let probing = false;
+    const timer = setInterval(async () => {
+      if (stopping || current !== child || current.exitCode !== null || current.signalCode !== null) {
+        clearInterval(timer);
+        return;
+      }
+      if (probing) return;
+      probing = true;
+      const ok = await health.probe().catch(() => false);
+      probing = false;
+      failed = ok ? 0 : failed + 1;
+      if (failed < health.failures || stopping || current !== child) return;
+      clearInterval(timer);
+      options.log(`${options.name} failed ${failed} health probes in a row; killing it to restart it`);
+      signalGroup(current, "SIGKILL");
+    }, health.intervalMs);
+    timer.unref();
   };
 
   const first = start();
@@ -174,6 +234,7 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
     signalGroup(first, "SIGKILL");
     throw err;
   }
+  watchHealth(first);
   options.onReady?.(info, first, 0);
   return {
     first: info,

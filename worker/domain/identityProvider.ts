@@ -1,3 +1,5 @@
+import { outboundUrlProblem } from "./outboundUrl";
+
 /**
  * Federated pilots (issue #25): an account's own OpenID Connect provider. Pure rules: which provider
  * URLs may be called, how the SDKs' login bodies become grants for the provider's token endpoint, and
@@ -17,68 +19,14 @@ export interface UrlPolicy {
   allowLoopback: boolean;
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
 /**
  * THE check of every provider URL (issuer, discovery, JWKS, token and authorization endpoints): the
- * service calls them, so they must be public https addresses, never the operator's own network.
- * When worker/domain/outboundUrl.ts (the general outbound check) exists, this is the one place to
- * delegate to it.
+ * service calls them, so they go through the one outbound check every user-set URL takes
+ * (domain/outboundUrl.ts: public hosts only, every address encoding). Loopback only in development,
+ * for a provider set with --allow-loopback.
  */
 export function providerUrlProblem(url: string, policy: UrlPolicy): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return "must be an absolute URL such as https://login.example.com/realms/pilots";
-  }
-  if (parsed.username || parsed.password) return "must not carry credentials";
-  const host = parsed.hostname.toLowerCase();
-  if (LOOPBACK_HOSTS.has(host)) {
-    if (!policy.allowLoopback)
-      return "names this machine (127.0.0.1/localhost): only a development provider set with --allow-loopback may";
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? null : "must be http or https";
-  }
-  if (parsed.protocol !== "https:") return "must be https";
-  if (privateHost(host)) return "must be a public address, not a private, link-local or internal one";
-  return null;
-}
-
-/** IP literals of private, loopback, link-local, CGNAT or unspecified ranges, and internal names. */
-function privateHost(host: string): boolean {
-  if (host.startsWith("[")) {
-    const v6 = host.slice(1, -1);
-    return (
-      v6 === "::" ||
-      v6 === "::1" ||
-      /^f[cd]/.test(v6) ||
-      /^fe[89ab]/.test(v6) ||
-      v6.startsWith("::ffff:") ||
-      v6.startsWith("64:ff9b:")
-    );
-  }
-  if (
-    host.endsWith(".local") ||
-    host.endsWith(".internal") ||
-    host.endsWith(".localhost") ||
-    !host.includes(".")
-  )
-    return true;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  return false;
+  return outboundUrlProblem(url, { allowLoopback: policy.allowLoopback });
 }
 
 /**

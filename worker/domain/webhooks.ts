@@ -1,8 +1,9 @@
 import { toHex } from "../lib/hash";
 
 /**
- * Conformance webhooks, the pure parts: which URLs may receive them, the Stripe-style signature
- * (`Windsock-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) and the retry schedule.
+ * Conformance webhooks, the pure parts: the Stripe-style signature (`Windsock-Signature: t=<unix
+ * seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) and the retry schedule. Which URLs may receive
+ * them: domain/outboundUrl.ts.
  */
 
 export const SIGNATURE_HEADER = "Windsock-Signature";
@@ -10,31 +11,20 @@ export const EVENT_ID_HEADER = "Windsock-Event-Id";
 /** Attempts before a delivery is given up: the first at once, then after 30 s, 1, 2, 4, 8, 16, 32 min (~64 min in all). */
 export const MAX_ATTEMPTS = 8;
 export const FIRST_RETRY_MS = 30_000;
+/**
+ * Coalescing: a delivery carries every event of its flight raised within this window of its first
+ * (up to MAX_EVENTS_PER_DELIVERY), so one flight makes at most one POST per window.
+ */
+export const COALESCE_MS = 5_000;
+export const MAX_EVENTS_PER_DELIVERY = 50;
+/** Deliveries of one flight waiting at once; events beyond are left out (GET …/conformance lists them). */
+export const MAX_WAITING_DELIVERIES = 10;
+/** A failing receiver's pause after its Nth consecutive failure, across all the account's flights. */
+const MAX_RECEIVER_PAUSE_MS = 32 * 60_000;
 /** Each attempt is abandoned after this long and counted as failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A receiver should refuse signatures older than this (replays). */
 export const SIGNATURE_TOLERANCE_S = 300;
-const MAX_URL_LENGTH = 2048;
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** Why `url` cannot receive webhooks, or null: https only; http only to this machine in development. */
-export function webhookUrlProblem(url: string, allowLocalHttp: boolean): string | null {
-  if (url.length > MAX_URL_LENGTH || !/^[a-z][a-z0-9+.-]*:\/\//i.test(url))
-    return "must be an absolute URL such as https://app.example.com/windsock";
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return "must be an absolute URL such as https://app.example.com/windsock";
-  }
-  if (!parsed.hostname) return "must be an absolute URL such as https://app.example.com/windsock";
-  if (parsed.username || parsed.password) return "must not carry a user name or password";
-  if (parsed.hash || url.includes("#")) return "must not carry a fragment";
-  if (parsed.protocol === "https:") return null;
-  if (parsed.protocol === "http:" && allowLocalHttp && LOCAL_HOSTS.has(parsed.hostname)) return null;
-  return allowLocalHttp ? "must use https (http only for localhost or 127.0.0.1)" : "must use https";
-}
-
 /** Why a chosen signing secret is unusable, or null. */
 export function secretProblem(secret: string): string | null {
   if (secret.length < 16) return "must be at least 16 characters";
@@ -55,6 +45,16 @@ export function newSecret(): string {
 export function retryDelayMs(attempt: number): number | null {
   if (attempt >= MAX_ATTEMPTS) return null;
   return FIRST_RETRY_MS * 2 ** (attempt - 1);
+}
+
+/** No attempt against a receiver within this long of its `failures`th consecutive failure: 30 s doubling to 32 min. */
+export function receiverPauseMs(failures: number): number {
+  return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RECEIVER_PAUSE_MS);
+}
+
+/** A delivery's body: the flight and its coalesced events, oldest first. */
+export function deliveryBody(flightId: string, events: readonly string[]): string {
+  return `{"flight_id":${JSON.stringify(flightId)},"events":[${events.join(",")}]}`;
 }
 
 /** Whether a receiver's answer counts as delivered. */

@@ -8,7 +8,13 @@ import {
   normalizePrefix,
 } from "../domain/deeplink/callbacks";
 import { registerHint } from "../domain/deeplink/firstParty";
-import { checkLinkFields, creationLink, type DynamicLinkConfig, dynamicLink } from "../domain/deeplink/link";
+import {
+  checkLinkFields,
+  creationLink,
+  type DynamicLinkConfig,
+  dynamicLink,
+  linkLengthProblem,
+} from "../domain/deeplink/link";
 import { mapFrame } from "../domain/deeplink/mapView";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
 import type { Polygon } from "../domain/geojson";
@@ -17,6 +23,7 @@ import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
+import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
@@ -145,10 +152,13 @@ export const deeplinkRoutes = createRouter()
     const unknown = await unknownRulesetIds(c.var.db, request.rulesetIds ?? []);
     if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
     const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
-    // Called with the pilot's token: the link signs that pilot in, once, for a short while.
+    // Called with the pilot's token: the link signs that pilot in, once, for a short while (a link
+    // refused below for its length leaves an unused grant that expires).
     const signIn = c.var.pilotId ? await issueLinkGrant(c.var.db, account.id, c.var.pilotId) : undefined;
     const creation = creationLink(appLinkBase, account.publicId, request, signIn?.grant);
     const link = dynamicLink(dynamicLinkConfig(c.env, new URL(c.req.url).origin), creation, account.publicId);
+    const tooLong = linkLengthProblem(creation, "creation link") ?? linkLengthProblem(link, "link");
+    if (tooLong) throw problemError([tooLong]);
     return success(c, signIn ? { link, sign_in_expires_at: isoTime(signIn.expiresAt) } : { link });
   })
   .openapi(listCallbacks, async (c) => success(c, await listCallbackPrefixes(c.var.db, c.var.account.id)))
@@ -186,6 +196,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   const opened = await openLink(c.var.db, url.searchParams, acceptLanguage, isDevelopment(c.env));
   if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
   const { link } = opened;
+  takeAccountPageRequest(c.env, link.account.id);
   const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
   let signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
 

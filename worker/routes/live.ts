@@ -8,12 +8,13 @@ import { flightState } from "../domain/flightState";
 import { ellipsoidToEgm96 } from "../domain/geoid";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { AppEnv } from "../env";
-import { ApiError, badRequest, forbidden, notFound, unauthorized } from "../lib/errors";
+import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
+import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
@@ -23,6 +24,7 @@ import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { type MapContext, mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
+import { MAX_STREAMS_PER_FLIGHT, MAX_STREAMS_PER_HOLDER } from "../telemetry/liveFeed";
 import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
 /**
@@ -32,6 +34,8 @@ import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry
  */
 
 const flightParams = z.object({ flight_id: recordId("flight_id") });
+/** What a refused stream is told to wait: streams end when their readers leave. */
+const STREAM_RETRY_S = 10;
 /** At most this many states in one post: each becomes two records, well under the 1 MiB body limit. */
 const MAX_STATES = 1000;
 
@@ -189,10 +193,17 @@ const HORIZONTAL_ACCURACY: Record<string, number> = {
 
 export const liveRoutes = createRouter()
   .openapi(streamRoute, async (c) => {
-    const { flight, binding } = await watcher(c, c.req.valid("param").flight_id);
+    const { flight, ticket, binding } = await watcher(c, c.req.valid("param").flight_id);
     const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
     const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
-    const stream = await telemetryOf(c.env, flight.id).stream(after);
+    // A ticket by its signature; API-key readers are capped per flight only.
+    const holder = ticket ? ticket.slice(ticket.lastIndexOf(".") + 1) : "";
+    const stream = await telemetryOf(c.env, flight.id).stream(after, holder);
+    if (!stream)
+      throw tooManyRequests(
+        `At most ${MAX_STREAMS_PER_FLIGHT} streams on one flight and ${MAX_STREAMS_PER_HOLDER} with one ticket at once`,
+        STREAM_RETRY_S,
+      );
     // Bound to the key (and token) that opened it: revocation or expiry ends it (services/liveAccess.ts).
     return new Response(boundStream(stream as ReadableStream<Uint8Array>, { db: c.var.db, ...binding }), {
       headers: {
@@ -373,6 +384,7 @@ async function watcher(
   if (!(await keyStillLive(c.var.db, ticket.keyId)))
     throw unauthorized("Invalid ticket: the API key it was issued with is revoked");
   c.set("pilotId", ticket.pilotId ?? undefined);
+  takeAccountPageRequest(c.env, ticket.accountId);
   const flight = await findFlight(c.var.db, ticket.accountId, flightId);
   if (!flight || (!flight.public && flight.pilotId !== ticket.pilotId)) throw notFound("Flight");
   const binding = { keyId: ticket.keyId, tokenExpiresAt: ticket.tokenExpiresAt ?? undefined };

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { newSecret, secretProblem, webhookUrlProblem } from "../domain/webhooks";
-import type { Bindings } from "../env";
+import { loopbackAllowed, outboundUrlProblem } from "../domain/outboundUrl";
+import { newSecret, secretProblem } from "../domain/webhooks";
 import { badRequest, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
@@ -29,10 +29,9 @@ const putRoute = createRoute({
   method: "put",
   path: PATH,
   tags: ["Live"],
-  summary:
-    "Register (or replace) the account's conformance webhook; https only (http to localhost in development)",
+  summary: "Register (or replace) the account's conformance webhook; https to a public host only",
   description:
-    'Conformance events of the account\'s flights are POSTed as `{flight_id, event}` with `Windsock-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">` and `Windsock-Event-Id`; non-2xx answers are retried 8 times over about an hour. Without `secret`, one is generated; either way it is returned only here.',
+    "Conformance events of the account's flights are POSTed as `{flight_id, events}` (a flight's events of 5 s coalesced, at most 50 a POST and 10 POSTs waiting per flight) with `Windsock-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">` and `Windsock-Event-Id`; non-2xx answers (redirects included: they are not followed) are retried 8 times over about an hour, and a failing receiver is paused for all the account's flights (30 s doubling to 32 min). The URL must name a public host: loopback, private, link-local, CGNAT, multicast and reserved addresses, and single-label, `localhost`, `.local` and `.internal` names are refused (400), here and again at each delivery. Without `secret`, one is generated; either way it is returned only here.",
   security,
   request: {
     body: {
@@ -73,8 +72,6 @@ const deleteRoute = createRoute({
   responses: responses(z.null(), "Removed; 404 when none was registered"),
 });
 
-const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
-
 const view = (w: Webhook) => ({
   url: w.url,
   created_at: isoTime(w.createdAt),
@@ -84,7 +81,9 @@ const view = (w: Webhook) => ({
 export const webhookRoutes = createRouter()
   .openapi(putRoute, async (c) => {
     const { url, secret } = c.req.valid("json");
-    const urlProblem = webhookUrlProblem(url, isDevelopment(c.env));
+    const urlProblem = outboundUrlProblem(url, {
+      allowLoopback: loopbackAllowed(c.env.ENVIRONMENT, c.env.OUTBOUND_ALLOW_LOOPBACK),
+    });
     if (urlProblem) throw badRequest("url", urlProblem);
     if (secret !== undefined) {
       const problem = secretProblem(secret);

@@ -34,7 +34,11 @@ export async function putWebhook(
   const row = await db
     .insert(conformanceWebhooks)
     .values({ accountId, url, secret, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: conformanceWebhooks.accountId, set: { url, secret, updatedAt: now } })
+    // A new URL starts with a clean record: the old receiver's failures are not its own.
+    .onConflictDoUpdate({
+      target: conformanceWebhooks.accountId,
+      set: { url, secret, updatedAt: now, failures: 0, pausedUntil: 0 },
+    })
     .returning()
     .get();
   return { url: row.url, secret: row.secret, createdAt: row.createdAt, updatedAt: row.updatedAt };
@@ -50,16 +54,73 @@ export async function deleteWebhook(db: Db, accountId: string): Promise<boolean>
   return rows.length > 0;
 }
 
+export interface FlightWebhook {
+  accountId: string;
+  url: string;
+  secret: string;
+  /** Consecutive failed attempts against this receiver, from any of the account's flights. */
+  failures: number;
+  pausedUntil: number;
+}
+
 /** The webhook of the account that owns a flight, read by the flight's Durable Object (raw D1, no drizzle instance there). */
-export async function webhookOfFlight(
-  d1: D1Database,
-  flightId: string,
-): Promise<{ accountId: string; url: string; secret: string } | null> {
+export async function webhookOfFlight(d1: D1Database, flightId: string): Promise<FlightWebhook | null> {
   return d1
     .prepare(
-      `SELECT w.account_id AS accountId, w.url AS url, w.secret AS secret
+      `SELECT w.account_id AS accountId, w.url AS url, w.secret AS secret, w.failures AS failures,
+              w.paused_until AS pausedUntil
        FROM flights f JOIN conformance_webhooks w ON w.account_id = f.account_id WHERE f.id = ?`,
     )
     .bind(flightId)
-    .first<{ accountId: string; url: string; secret: string }>();
+    .first<FlightWebhook>();
+}
+
+/**
+ * Claims the one attempt a failing receiver gets per pause: true for the one caller that moves
+ * `paused_until` from the past to `until` (the attempt's time-out), so concurrent flights do not all
+ * probe it. A receiver without failures needs no claim.
+ */
+export async function claimReceiverProbe(
+  d1: D1Database,
+  accountId: string,
+  now: number,
+  until: number,
+): Promise<boolean> {
+  const result = await d1
+    .prepare(
+      "UPDATE conformance_webhooks SET paused_until = ? WHERE account_id = ? AND paused_until <= ? AND failures > 0",
+    )
+    .bind(until, accountId, now)
+    .run();
+  return result.meta.changes === 1;
+}
+
+/** Records an attempt's outcome for the whole receiver: a failure pauses it for `pauseMs(failures)`. */
+export async function recordReceiverOutcome(
+  d1: D1Database,
+  accountId: string,
+  delivered: boolean,
+  now: number,
+  pauseMs: (failures: number) => number,
+): Promise<void> {
+  if (delivered) {
+    await d1
+      .prepare(
+        "UPDATE conformance_webhooks SET failures = 0, paused_until = 0 WHERE account_id = ? AND failures > 0",
+      )
+      .bind(accountId)
+      .run();
+    return;
+  }
+  const row = await d1
+    .prepare(
+      "UPDATE conformance_webhooks SET failures = failures + 1 WHERE account_id = ? RETURNING failures",
+    )
+    .bind(accountId)
+    .first<{ failures: number }>();
+  if (!row) return;
+  await d1
+    .prepare("UPDATE conformance_webhooks SET paused_until = MAX(paused_until, ?) WHERE account_id = ?")
+    .bind(now + pauseMs(row.failures), accountId)
+    .run();
 }

@@ -238,8 +238,8 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   }
 
   /** Server-Sent Events of records and conformance events; `after` is the Last-Event-ID (null: only new). */
-  stream(after: number | null): ReadableStream<Uint8Array> {
-    return this.live.open(after);
+  stream(after: number | null, holder: string): ReadableStream<Uint8Array> | null {
+    return this.live.open(after, holder);
   }
 
   /** The flight's conformance events, oldest first. */

@@ -40,8 +40,14 @@ export interface FreshRecord {
 export const SEQ_PER_RECORD = 8;
 /** How long the flight's plan (area, window, ceiling) is trusted before D1 is read again: an early end shows within this. */
 const ENVELOPE_TTL_MS = 30_000;
-/** A watcher this many events behind is dropped; its EventSource reconnects with Last-Event-ID. */
-const MAX_BEHIND = 5_000;
+/**
+ * A watcher with this many bytes enqueued and not yet read (about 4,000 events) is cut: a slow reader
+ * must not hold the flight's memory. Its EventSource reconnects with Last-Event-ID.
+ */
+export const MAX_BACKLOG_BYTES = 1024 * 1024;
+/** Streams open at once on one flight, and with one browser ticket on it; beyond, 429. */
+export const MAX_STREAMS_PER_FLIGHT = 100;
+export const MAX_STREAMS_PER_HOLDER = 5;
 const REPLAY_PAGE = 500;
 const KEEPALIVE_MS = 20_000;
 
@@ -55,6 +61,10 @@ const CREATE_TABLES = `
 
 interface Watcher {
   controller: ReadableStreamDefaultController<Uint8Array>;
+  /** The ticket that opened it (MAX_STREAMS_PER_HOLDER); "" for API-key readers, capped per flight only. */
+  holder: string;
+  /** Whether it was counted out of `openStreams` (a stream ends once, however many ways). */
+  ended: boolean;
   lastSent: number;
   live: boolean;
 }
@@ -79,6 +89,8 @@ export function recordView(r: Omit<FreshRecord, "id">) {
 
 export class LiveFeed {
   private readonly watchers = new Set<Watcher>();
+  /** Streams open now (replaying or live) by holder: the caps count these. */
+  private readonly openStreams = new Map<string, number>();
   private queue: Promise<void> = Promise.resolve();
   private state: MonitorState | undefined;
   private lastSeq: number | undefined;
@@ -146,14 +158,21 @@ export class LiveFeed {
 
   /**
    * An event stream: without `after`, only events from now on; with it, every kept event after it
-   * first (read page by page as the watcher takes them), then live ones.
+   * first (read page by page as the watcher takes them), then live ones. Null when the flight already
+   * has MAX_STREAMS_PER_FLIGHT streams open, or the ticket `holder` MAX_STREAMS_PER_HOLDER ("": an
+   * API-key reader, whose account is capped by the worker).
    */
-  open(after: number | null): ReadableStream<Uint8Array> {
+  open(after: number | null, holder: string): ReadableStream<Uint8Array> | null {
+    let total = 0;
+    for (const n of this.openStreams.values()) total += n;
+    const held = this.openStreams.get(holder) ?? 0;
+    if (total >= MAX_STREAMS_PER_FLIGHT || (holder !== "" && held >= MAX_STREAMS_PER_HOLDER)) return null;
+    this.openStreams.set(holder, held + 1);
     let watcher: Watcher;
     return new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
-          watcher = { controller, lastSent: after ?? 0, live: false };
+          watcher = { controller, holder, ended: false, lastSent: after ?? 0, live: false };
           controller.enqueue(encoder.encode("retry: 2000\n\n"));
           if (after === null) this.watch(watcher, this.lastSequence());
         },
@@ -172,7 +191,8 @@ export class LiveFeed {
           this.unwatch(watcher);
         },
       },
-      { highWaterMark: 1 },
+      // Queued bytes, so that the backlog cut (MAX_BACKLOG_BYTES) bounds memory whatever the events' size.
+      { highWaterMark: 1, size: (chunk) => chunk.byteLength },
     );
   }
 
@@ -259,7 +279,7 @@ export class LiveFeed {
     let bytes: Uint8Array | undefined;
     for (const watcher of this.watchers) {
       if (seq <= watcher.lastSent) continue;
-      if ((watcher.controller.desiredSize ?? 0) < -MAX_BEHIND) {
+      if ((watcher.controller.desiredSize ?? 0) < -MAX_BACKLOG_BYTES) {
         this.unwatch(watcher);
         try {
           watcher.controller.close();
@@ -288,8 +308,15 @@ export class LiveFeed {
     }, KEEPALIVE_MS);
   }
 
+  /** A stream ended: cancelled by its reader, cut as too slow, or gone. */
   private unwatch(watcher: Watcher): void {
     this.watchers.delete(watcher);
+    if (!watcher.ended) {
+      watcher.ended = true;
+      const held = (this.openStreams.get(watcher.holder) ?? 1) - 1;
+      if (held > 0) this.openStreams.set(watcher.holder, held);
+      else this.openStreams.delete(watcher.holder);
+    }
     if (this.watchers.size === 0 && this.keepalive !== undefined) {
       clearInterval(this.keepalive);
       this.keepalive = undefined;

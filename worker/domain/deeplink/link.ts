@@ -131,6 +131,23 @@ export function creationLink(
   return `${appLinkBase.replace(/\/+$/, "")}/create_flight/v1/?${queryString(params)}`;
 }
 
+/**
+ * The longest URL the front that serves the page accepts: Cloudflare's edge refuses URLs over 16 KB
+ * (414), and local workerd accepts more. The link is refused rather than stored and linked by a short
+ * id: the creation link carries the request itself (spec 4.7), which the apps read from the URL.
+ */
+export const MAX_LINK_BYTES = 16 * 1024;
+
+/** Why a built link cannot be opened (over MAX_LINK_BYTES), naming the geometry, or null. */
+export function linkLengthProblem(link: string, label: string): Problem | null {
+  if (link.length <= MAX_LINK_BYTES) return null;
+  return {
+    field: "geometry",
+    message: `the ${label} would be ${link.length} bytes, over the ${MAX_LINK_BYTES} a browser can open through the front (it answers 414): send fewer positions`,
+    tooLarge: true,
+  };
+}
+
 /** The operator's dynamic-link service and app identities (wrangler.toml `[vars]`), passed on verbatim. */
 export interface DynamicLinkConfig {
   baseUrl: string;

@@ -1,0 +1,83 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import app from "../../worker/index";
+import { PER_TICKET_PER_MINUTE } from "../../worker/middleware/publicRateLimit";
+import { BASE, call, createAccount } from "./helpers";
+
+/** The whole worker with a small RATE_LIMIT_PER_MINUTE, from one client address. */
+async function send(path: string, address: string, limit: number, headers: Record<string, string> = {}) {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`${BASE}${path}`, { headers: { "cf-connecting-ip": address, ...headers } }),
+    { ...env, RATE_LIMIT_PER_MINUTE: String(limit) },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+async function expect429(res: Response, about: RegExp) {
+  expect(res.status).toBe(429);
+  expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  const body = (await res.json()) as { status: string; data: { message: string } };
+  expect(body.status).toBe("fail");
+  expect(body.data.message).toMatch(about);
+}
+
+describe("routes without an API key are rate limited", () => {
+  it("per client address, across the public pages (deep-link page, live page, docs)", async () => {
+    const address = "198.51.100.7";
+    for (let i = 0; i < 5; i++) expect((await send("/.well-known/jwks.json", address, 5)).status).toBe(200);
+    await expect429(await send("/.well-known/jwks.json", address, 5), /from this address/);
+    await expect429(await send("/create_flight/v1/?geometry=x", address, 5), /from this address/);
+    await expect429(await send("/flight/v2/flight%7Cx/live?ticket=v1.a.b", address, 5), /from this address/);
+    // Another address is not affected; /health stays open for the supervisor's probe.
+    expect((await send("/.well-known/jwks.json", "198.51.100.8", 5)).status).toBe(200);
+    expect((await send("/health", address, 5)).status).toBe(200);
+  });
+
+  it("per ticket: the live page and stream with one ticket", async () => {
+    const address = "198.51.100.9";
+    const ticket = "v1.eyJ9.c2lnbmF0dXJl";
+    const statuses: number[] = [];
+    for (let i = 0; i <= PER_TICKET_PER_MINUTE; i++)
+      statuses.push(
+        (await send(`/flight/v2/flight%7Cx/telemetry/stream?ticket=${ticket}`, address, 100_000)).status,
+      );
+    // Refused as a bad ticket until the ticket's budget is spent, then 429 before any check.
+    expect(statuses.slice(0, PER_TICKET_PER_MINUTE).every((s) => s === 401)).toBe(true);
+    await expect429(
+      await send(`/flight/v2/flight%7Cx/live?ticket=${ticket}`, address, 100_000),
+      /with one ticket/,
+    );
+  });
+
+  it("per account: the deep-link page once its link names the account", async () => {
+    const account = await createAccount();
+    const square = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [-118.48, 34.01],
+          [-118.47, 34.01],
+          [-118.47, 34.02],
+          [-118.48, 34.02],
+          [-118.48, 34.01],
+        ],
+      ],
+    };
+    const built = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: account.apiKey,
+      body: { geometry: square },
+    });
+    expect(built.status, built.text).toBe(200);
+    const creation = new URL(new URL(built.json.data.link).searchParams.get("link")!);
+    const page = `${creation.pathname}${creation.search}`;
+    // Each address has its own budget; the account's is shared by all of them.
+    const limit = 3;
+    for (let i = 0; i < limit; i++)
+      expect((await send(page, `203.0.113.${i}`, limit)).status, `load ${i}`).not.toBe(429);
+    await expect429(await send(page, "203.0.113.50", limit), /this account's pages/);
+  });
+});

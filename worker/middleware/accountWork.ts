@@ -1,0 +1,119 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { tooManyRequests } from "../lib/errors";
+
+/**
+ * Expensive routes (large polygons, carpets, status with large buffers, briefings, evaluations) run
+ * at most EXPENSIVE_CONCURRENCY at once per account, and an account's expensive requests may keep
+ * the isolate busy EXPENSIVE_SHARE of the time on average (wall time, charged when each ends; a
+ * burst of EXPENSIVE_BURST_MS first). Beyond either, a request waits its turn (up to
+ * MAX_WAIT_MS, and at most MAX_WAITING of the account waiting), else 429 with Retry-After. So one
+ * account's heavy work queues behind itself instead of in front of every other account.
+ * Held in the isolate: exact under `npm start`, a per-isolate bound on Cloudflare.
+ */
+
+export const EXPENSIVE_CONCURRENCY = 2;
+export const EXPENSIVE_SHARE = 0.5;
+export const EXPENSIVE_BURST_MS = 5_000;
+export const MAX_WAITING = 32;
+export const MAX_WAIT_MS = 10_000;
+
+const EXPENSIVE: readonly [method: string, path: RegExp][] = [
+  ["*", /^\/advisory\/v[12]\/airspace/],
+  ["*", /^\/airspace\/v2\/search$/],
+  ["*", /^\/elevation\/v1\/ele(\/|$)/],
+  ["*", /^\/status\/v2\//],
+  ["*", /^\/rules\/v1\/(evaluation|[^/]+\/evaluation)$/],
+  ["*", /^\/flight\/v2\/plan\/[^/]+\/(briefing|submit)$/],
+  ["POST", /^\/flight\/v2\/(plan|point|path|polygon)$/],
+  ["PATCH", /^\/flight\/v2\/plan\/[^/]+$/],
+  ["POST", /^\/flight\/v2\/[^/]+\/telemetry$/],
+  ["POST", /^\/deeplink\/v1\/create_flight$/],
+  ["GET", /^\/archive\/v1\//],
+];
+
+export function isExpensive(method: string, path: string): boolean {
+  return EXPENSIVE.some(([m, p]) => (m === "*" || m === method) && p.test(path));
+}
+
+interface AccountWork {
+  running: number;
+  /** Milliseconds of expensive work the account may still start at once (refills at EXPENSIVE_SHARE). */
+  budgetMs: number;
+  updatedAt: number;
+  waiting: (() => void)[];
+}
+
+export class WorkLimiter {
+  private readonly accounts = new Map<string, AccountWork>();
+
+  /** Waits for the account's turn; the release to call when the work ends, or null when refused. */
+  async acquire(accountId: string, now = Date.now()): Promise<((ended?: number) => void) | null> {
+    const work = this.refill(accountId, now);
+    const deadline = now + MAX_WAIT_MS;
+    while (work.running >= EXPENSIVE_CONCURRENCY || work.budgetMs <= 0) {
+      if (work.waiting.length >= MAX_WAITING) return null;
+      const waitMs =
+        work.running >= EXPENSIVE_CONCURRENCY ? deadline - Date.now() : -work.budgetMs / EXPENSIVE_SHARE;
+      if (Date.now() + waitMs > deadline || waitMs <= 0) return null;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(wake, waitMs);
+        function wake() {
+          clearTimeout(timer);
+          const i = work.waiting.indexOf(wake);
+          if (i >= 0) work.waiting.splice(i, 1);
+          resolve();
+        }
+        work.waiting.push(wake);
+      });
+      this.refill(accountId, Date.now());
+    }
+    work.running++;
+    const started = Date.now();
+    return (ended = Date.now()) => {
+      this.refill(accountId, ended);
+      work.running--;
+      work.budgetMs -= ended - started;
+      work.waiting[0]?.();
+    };
+  }
+
+  /** Seconds a refused caller should wait. */
+  retryAfterSeconds(accountId: string): number {
+    const work = this.accounts.get(accountId);
+    return work && work.budgetMs < 0 ? -work.budgetMs / EXPENSIVE_SHARE / 1000 : 1;
+  }
+
+  private refill(accountId: string, now: number): AccountWork {
+    let work = this.accounts.get(accountId);
+    if (!work) {
+      work = { running: 0, budgetMs: EXPENSIVE_BURST_MS, updatedAt: now, waiting: [] };
+      this.accounts.set(accountId, work);
+    }
+    work.budgetMs = Math.min(
+      EXPENSIVE_BURST_MS,
+      work.budgetMs + Math.max(0, now - work.updatedAt) * EXPENSIVE_SHARE,
+    );
+    work.updatedAt = now;
+    return work;
+  }
+}
+
+const limiter = new WorkLimiter();
+
+/** After the API key: holds an expensive request until its account's turn. */
+export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
+  const account = c.get("account");
+  if (!account || !isExpensive(c.req.method, c.req.path)) return next();
+  const release = await limiter.acquire(account.id);
+  if (!release)
+    throw tooManyRequests(
+      `This account's expensive requests are over their share (${EXPENSIVE_CONCURRENCY} at once, ${EXPENSIVE_SHARE * 100} % of the time)`,
+      limiter.retryAfterSeconds(account.id),
+    );
+  try {
+    await next();
+  } finally {
+    release();
+  }
+});

@@ -1,0 +1,60 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv, Bindings } from "../env";
+import { tooManyRequests } from "../lib/errors";
+import { pageAccount } from "../pages/api";
+import { RateLimiter } from "./rateLimiter";
+
+/**
+ * Rate limits of what carries no API key (the live page and stream with a ticket, the deep-link page,
+ * docs, public keys, InterUSS before its token is checked), which the API key's bucket cannot hold:
+ * per client address (RATE_LIMIT_PER_MINUTE, the figure an API key gets) for every such request,
+ * per ticket (PER_TICKET_PER_MINUTE), and per account once the ticket or link has named it
+ * (`takeAccountPageRequest`, again RATE_LIMIT_PER_MINUTE). /health (the supervisor's probe) and the
+ * relay's /internal (its own credential and budgets) are left out. Isolate buckets, like the API key's.
+ * 429 with Retry-After, JSend.
+ */
+
+/** A page load and its stream's reconnections (every 2 s at worst) stay well within this. */
+export const PER_TICKET_PER_MINUTE = 120;
+const UNLIMITED = [/^\/health\/?$/, /^\/internal\//];
+
+const buckets = new RateLimiter();
+
+const perMinute = (env: Pick<Bindings, "RATE_LIMIT_PER_MINUTE">) => Number(env.RATE_LIMIT_PER_MINUTE ?? 1200);
+
+/** The client's address as Cloudflare (and wrangler dev) reports it. */
+export const clientAddress = (header: string | undefined) => header?.trim() || "unknown";
+
+/** Before the API key: requests without one, per address and per ticket. */
+export const limitPublicRequests = createMiddleware<AppEnv>(async (c, next) => {
+  // The deep-link page's own in-process calls: the page request was counted.
+  if (pageAccount(c.env) || c.req.header("x-api-key") || UNLIMITED.some((p) => p.test(c.req.path)))
+    return next();
+  const limit = perMinute(c.env);
+  const address = clientAddress(c.req.header("cf-connecting-ip"));
+  const wait = buckets.take(`address ${address}`, limit);
+  if (wait > 0)
+    throw tooManyRequests(`Rate limit of ${limit} requests a minute from this address exceeded`, wait);
+  const ticket = c.req.query("ticket");
+  if (ticket) {
+    const ticketLimit = Math.min(PER_TICKET_PER_MINUTE, limit);
+    const ticketWait = buckets.take(`ticket ${ticket.slice(ticket.lastIndexOf(".") + 1)}`, ticketLimit);
+    if (ticketWait > 0)
+      throw tooManyRequests(
+        `Rate limit of ${ticketLimit} requests a minute with one ticket exceeded`,
+        ticketWait,
+      );
+  }
+  await next();
+});
+
+/** One request of a page or stream acting for `accountId` (a verified ticket, a deep link's account). */
+export function takeAccountPageRequest(
+  env: Pick<Bindings, "RATE_LIMIT_PER_MINUTE">,
+  accountId: string,
+): void {
+  const limit = perMinute(env);
+  const wait = buckets.take(`account ${accountId}`, limit);
+  if (wait > 0)
+    throw tooManyRequests(`Rate limit of ${limit} requests a minute for this account's pages exceeded`, wait);
+}
