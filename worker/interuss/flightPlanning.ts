@@ -4,7 +4,7 @@ import { newId } from "../lib/ids";
 import { isObject } from "../lib/json";
 import { areaSizeError } from "../services/airspace";
 import { createPlanFlight } from "../services/flightCreation";
-import { deleteSubmittedPlan, endFlight, findFlight, insertPlan } from "../store/flights";
+import { deleteInactiveFlight, deletePlan, endFlight, findFlight, insertPlan } from "../store/flights";
 import { ensurePilot } from "../store/pilots";
 import { assessVolume, type Finding } from "./assessment";
 import { deletePlanLink, findPlanLink, type PlanLink, planLinksIn, putPlanLink } from "./store";
@@ -244,9 +244,10 @@ async function closeLinked(db: Db, link: PlanLink, now: number): Promise<void> {
   if (!link.flightId || !link.planId) return;
   const flight = await findFlight(db, INTERUSS_ACCOUNT.id, link.flightId);
   if (!flight) return;
-  if (flight.startTime > now)
-    await deleteSubmittedPlan(db, { id: link.planId, pilotId: flight.pilotId, flightId: flight.id }, now);
-  else if (flight.endTime >= now) await endFlight(db, flight.id, now);
+  if (flight.startTime > now) {
+    await deleteInactiveFlight(db, flight, now);
+    await deletePlan(db, link.planId);
+  } else if (flight.endTime >= now) await endFlight(db, flight.id, now);
 }
 
 export interface DeleteResponse {

@@ -11,7 +11,7 @@ import {
 } from "../rid/injection";
 import { createDirectFlight } from "../services/flightCreation";
 import { registerIsa, removeIsa } from "../services/ridDss";
-import { deletePlannedFlight, endFlight, findFlight } from "../store/flights";
+import { deleteInactiveFlight, endFlight, findFlight } from "../store/flights";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { INTERUSS_ACCOUNT, virtualPilot } from "./flightPlanning";
 import { InvalidInput } from "./volumes";
@@ -154,7 +154,7 @@ async function removeFlights(
 ): Promise<void> {
   for (const { flightId } of registration.flights) {
     const flight = await findFlight(db, INTERUSS_ACCOUNT.id, flightId);
-    if (flight && flight.startTime > now) await deletePlannedFlight(db, flight, now);
+    if (flight && flight.startTime > now) await deleteInactiveFlight(db, flight, now);
     else if (flight && flight.endTime >= now) await endFlight(db, flightId, now);
     await telemetryOf(env, flightId).erase();
   }

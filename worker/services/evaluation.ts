@@ -5,6 +5,7 @@ import { type EvaluationInput, flightFeatureProblems } from "../domain/airspace/
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
 import { maxLinearExtent } from "../domain/flightArea";
+import { takeoffDistance } from "../domain/flightSanity";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { Db } from "../env";
 import { problemError } from "../lib/errors";
@@ -118,6 +119,7 @@ export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()
         phoneVerified: pilot?.pilot.phoneVerified ?? false,
         faaRegistrationNumber: pilot?.pilot.userMetadata.faa_registration_number,
       },
+      takeoffDistanceM: takeoffDistance([plan.takeoffLongitude, plan.takeoffLatitude], plan.area),
     },
     color,
     advisories,
