@@ -21,6 +21,7 @@ import openAip from "../fixtures/airspace/openaip_airspace.json?raw";
 import ourAirports from "../fixtures/airspace/ourairports_airports.csv?raw";
 import places from "../fixtures/airspace/sensitive_places.geojson?raw";
 import sfoAirport from "../fixtures/sdk/ksfo-airport.json";
+import laancSuiteAirports from "../fixtures/sdk/laanc-suite-airports.json";
 
 /** The test database as the loaders see it: the same SQL the operator commands run, on the test D1. */
 export const d1Target: Target = {
@@ -131,6 +132,22 @@ export async function loadSfoControlledAirspace(): Promise<void> {
   await loadDataset(
     d1Target,
     { name: "sfo", format: "synthetic", version: "test", features, facilityMaps },
+    () => {},
+  );
+}
+
+/**
+ * The airports under the C++ SDK's LAANC suites (PHX, CVG, RNO, PBF, JAC: real positions and
+ * runways from OurAirports), with their surface areas and facility maps drawn as `npm start` draws
+ * the embedded default.
+ */
+export async function loadLaancSuiteAirspace(): Promise<void> {
+  const { features, facilityMaps } = syntheticControlledAirspace(
+    laancSuiteAirports as unknown as AirportWithRunways[],
+  );
+  await loadDataset(
+    d1Target,
+    { name: "laanc-suites", format: "synthetic", version: "test", features, facilityMaps },
     () => {},
   );
 }
