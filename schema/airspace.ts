@@ -112,6 +112,9 @@ export const airspaceFeatures = sqliteTable(
     ceilingM: real("ceiling_m"),
     floorCode: text("floor_code"),
     ceilingCode: text("ceiling_code"),
+    /** The floor and ceiling as heights above the ground there (null: unknown, the record is kept). */
+    floorAglM: real("floor_agl_m"),
+    ceilingAglM: real("ceiling_agl_m"),
     /** Epoch ms; null is unbounded. Time-bound airspace (TFR, NOTAM) has one or both. */
     effectiveStart: integer("effective_start"),
     effectiveEnd: integer("effective_end"),

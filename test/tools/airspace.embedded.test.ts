@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { embeddedAirports } from "../../tools/airspace/airportDatabase";
 import { jurisdictionsFrom } from "../../tools/airspace/boundaries";
-import { syntheticControlledAirspace } from "../../tools/airspace/controlledAirspace";
-import { readBoundarySources, readRulesetsFile } from "../../tools/airspace/embedded";
+import { embeddedControlledAirspace } from "../../tools/airspace/controlledAirspace";
+import type { FacilityMapRecord } from "../../tools/airspace/dataset";
+import { readBoundarySources, readFaaClassPrimitives, readRulesetsFile } from "../../tools/airspace/embedded";
 import { type RulesetsFile, rulesetProblems } from "../../tools/airspace/rulesets";
 import { cellAt, cellCenter } from "../../worker/domain/airspace/facilityGrid";
-import { distanceFromPoint } from "../../worker/domain/airspace/geometry";
+import { containsPoint } from "../../worker/domain/airspace/geometry";
 import { placeOf } from "../../worker/domain/airspace/jurisdictions";
 import { airspaceTypesOf } from "../../worker/domain/airspace/rules";
-import { bboxOf, type Position } from "../../worker/domain/geojson";
+import { bboxOf, type MultiPolygon, type Polygon, type Position } from "../../worker/domain/geojson";
 
 describe("jurisdictions from the real boundaries", () => {
   const jurisdictions = jurisdictionsFrom(readBoundarySources());
@@ -37,10 +38,31 @@ describe("jurisdictions from the real boundaries", () => {
   });
 });
 
-describe("the embedded airports and synthetic controlled airspace", async () => {
+describe("the embedded airports, the FAA's Class B/C/D and the synthetic records", async () => {
   const airports = await embeddedAirports();
-  const { features, facilityMaps } = syntheticControlledAirspace(airports);
+  const classAirspace = readFaaClassPrimitives();
+  const { faa, synthetic } = embeddedControlledAirspace(airports, classAirspace.features);
+  const { features, facilityMaps } = synthetic;
   const sfo = airports.find((a) => a.ident === "KSFO")!;
+  const mapOf = (airportId: string) => facilityMaps.find((m) => m.airportId === airportId)!;
+  const ceilingIn = (map: FacilityMapRecord, point: Position) => {
+    const key = cellAt(point);
+    return map.cells.find((c) => c.row === key.row && c.col === key.col)?.ceilingFt;
+  };
+  const boxes = new Map(faa.map((f) => [f, bboxOf(f.geometry)]));
+  /** The real shelves (of one airport, or all) over a point. */
+  const realShelvesAt = ([lng, lat]: Position, airportId?: string) =>
+    faa.filter((f) => {
+      const box = boxes.get(f)!;
+      return (
+        (airportId === undefined || f.properties.airport_id === airportId) &&
+        lat >= box.minLat &&
+        lat <= box.maxLat &&
+        lng >= box.minLng &&
+        lng <= box.maxLng &&
+        containsPoint(f.geometry as Polygon | MultiPolygon, [lng, lat])
+      );
+    });
 
   it("reads the real airports and heliports of the USA and the UK, with runways", () => {
     expect(airports.length).toBeGreaterThan(24_000);
@@ -54,34 +76,75 @@ describe("the embedded airports and synthetic controlled airspace", async () => 
     expect(airports.find((a) => a.ident === "EGLL")?.country).toBe("GBR");
   });
 
+  it("loads every one of the file's 1,286 Class B/C/D shelves, with their airports' elevations", () => {
+    expect(faa).toHaveLength(1286);
+    expect(faa.every((f) => f.source === classAirspace.cycle && f.source !== "synthetic")).toBe(true);
+    const sfoSurface = faa.find((f) => f.properties.airport_id === "SFO" && f.floorM === 0)!;
+    expect(sfoSurface).toMatchObject({
+      name: "SAN FRANCISCO CLASS B",
+      groundElevationM: 13 * 0.3048,
+      properties: { airspace_classification: "B", icao: "KSFO" },
+    });
+  });
+
+  it("calls McGhee Tyson (TYS) Class C, and nothing near Knoxville Class B", () => {
+    const tys = faa.filter((f) => f.properties.airport_id === "TYS");
+    expect(tys.map((f) => f.properties.airspace_classification)).toEqual(["C", "C", "C"]);
+    const knoxville = { minLat: 35.3, maxLat: 36.3, minLng: -84.5, maxLng: -83.4 };
+    const near = [...faa, ...features].filter((f) => {
+      const box = bboxOf(f.geometry);
+      return (
+        box.minLat < knoxville.maxLat &&
+        box.maxLat > knoxville.minLat &&
+        box.minLng < knoxville.maxLng &&
+        box.maxLng > knoxville.minLng
+      );
+    });
+    expect(near.some((f) => f.properties.airspace_classification === "B" || / CLASS B/.test(f.name))).toBe(
+      false,
+    );
+    expect(facilityMaps.find((m) => m.airportId === "TYS")?.name).not.toMatch(/CLASS B/);
+  });
+
   it("marks every generated record synthetic", () => {
     expect(features.every((f) => f.source === "synthetic")).toBe(true);
     expect(facilityMaps.every((m) => m.source === "synthetic")).toBe(true);
   });
 
-  it("draws Class B at large US airports with a facility map stepping 0 to 400 ft away from the runways", () => {
-    expect(features.find((f) => f.sourceId === "KSFO-class-b")).toMatchObject({
-      type: "controlled_airspace",
-      properties: { airspace_classification: "B", icao: "KSFO", airport_id: "SFO" },
-      floorM: 0,
-      ceilingM: 3048,
-    });
-    const map = facilityMaps.find((m) => m.airportId === "SFO")!;
-    const ceilingAt = (point: Position) => {
-      const key = cellAt(point);
-      return map.cells.find((c) => c.row === key.row && c.col === key.col)?.ceilingFt;
-    };
-    expect(ceilingAt([sfo.longitude, sfo.latitude])).toBe(0);
-    expect(ceilingAt([sfo.longitude + 0.1, sfo.latitude])).toBe(400);
+  it("lays facility maps only inside real surface areas and low shelves, 0 ft by SFO's runways, 400 ft away", () => {
+    const map = mapOf("SFO");
+    expect(ceilingIn(map, [sfo.longitude, sfo.latitude])).toBe(0);
+    expect(ceilingIn(map, [sfo.longitude + 0.1, sfo.latitude])).toBe(400);
     expect(new Set(map.cells.map((c) => c.ceilingFt))).toEqual(new Set([0, 100, 200, 300, 400]));
-    for (const cell of map.cells)
-      expect(
-        distanceFromPoint({ type: "Point", coordinates: cellCenter(cell) }, [sfo.longitude, sfo.latitude]),
-      ).toBeLessThan(6 * 1852 + 1);
+    for (const m of facilityMaps
+      .filter((m) => faa.some((f) => f.properties.airport_id === m.airportId))
+      .slice(0, 40)) {
+      for (const cell of m.cells) {
+        const shelves = realShelvesAt(cellCenter(cell), m.airportId);
+        expect(shelves.length, `${m.airportId} ${cell.row},${cell.col}`).toBeGreaterThan(0);
+      }
+    }
   });
 
-  it("draws Class D at medium US airports and flight restriction zones in the UK", () => {
-    expect(features.find((f) => f.sourceId === "KNFL-class-d")?.properties.airspace_classification).toBe("D");
+  it("keeps a facility map under a shelf 500 ft below its floor", () => {
+    for (const map of facilityMaps) {
+      for (const cell of map.cells.slice(0, 50)) {
+        const shelves = realShelvesAt(cellCenter(cell), map.airportId);
+        if (shelves.length === 0 || shelves.some((f) => f.floorM === 0)) continue;
+        const lowestFloorFt = Math.min(
+          ...shelves.map((f) => ((f.floorM ?? 0) - (f.groundElevationM ?? 0)) / 0.3048),
+        );
+        expect(cell.ceilingFt).toBeLessThanOrEqual(Math.max(0, lowestFloorFt - 500));
+      }
+    }
+  });
+
+  it("generates a Class E surface area where a US airport has no Class B/C/D (Pine Bluff), and UK flight restriction zones", () => {
+    const pineBluff = features.find((f) => f.sourceId === "KPBF-class-e2")!;
+    expect(pineBluff).toMatchObject({ source: "synthetic", properties: { airspace_classification: "E" } });
+    expect(realShelvesAt([-91.9355, 34.1731])).toEqual([]);
+    expect(mapOf("PBF").cells.length).toBeGreaterThan(0);
+    expect(features.some((f) => f.properties.airport_id === "SFO")).toBe(false);
     const heathrow = features.find((f) => f.sourceId === "EGLL-frz")!;
     expect(heathrow.properties.type).toBe("frz");
     // The aerodrome traffic zone and a protection zone off each end of both runways.

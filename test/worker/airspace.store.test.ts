@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as schema from "../../schema";
 import { cellRange } from "../../worker/domain/airspace/facilityGrid";
+import { DRONE_HEIGHT_BAND } from "../../worker/domain/airspace/heights";
 import { expandBox } from "../../worker/domain/airspace/spatialGrid";
 import { type BBox, bboxOf, type Polygon } from "../../worker/domain/geojson";
 import { locatePoint } from "../../worker/services/airspace";
@@ -59,7 +60,7 @@ const TFR_ID = "faa-tfr:0/1234-1-FDC-F";
 const IN_JUNE_2030 = Date.UTC(2030, 5, 1, 15);
 const now = Date.now();
 
-/** The same features read without the grid index: every row whose stored box meets `box`. */
+/** The same features read without the grid index: every row whose stored box meets `box` at drone heights. */
 async function featuresWithoutIndex(box: BBox, filter: FeatureFilter): Promise<string[]> {
   const f = schema.airspaceFeatures;
   const rows = await db
@@ -73,6 +74,9 @@ async function featuresWithoutIndex(box: BBox, filter: FeatureFilter): Promise<s
         gte(f.maxLng, box.minLng),
         or(isNull(f.effectiveStart), lte(f.effectiveStart, filter.end)),
         or(isNull(f.effectiveEnd), gte(f.effectiveEnd, filter.start)),
+        // Drone heights, the reads' default band.
+        or(isNull(f.floorAglM), lte(f.floorAglM, DRONE_HEIGHT_BAND.upperM)),
+        or(isNull(f.ceilingAglM), gte(f.ceilingAglM, DRONE_HEIGHT_BAND.lowerM)),
       ),
     );
   return rows.map((r) => r.id).sort();
@@ -148,20 +152,46 @@ describe("facility-map cells", () => {
     expect(one.cells.map((c) => c.ceilingFt)).toEqual([400]);
   });
 
-  it("reads SFO's synthetic facility map and Class B under the airport", async () => {
+  it("reads SFO's real Class B surface area and its synthetic facility map under the airport", async () => {
     const { features, cells } = await featuresAndCells(db, expandBox(SFO, 2_000), {
       types: ["controlled_airspace"],
       start: now,
       end: now,
     });
-    expect(features.length).toBeGreaterThan(0);
-    expect(features.every((f) => f.type === "controlled_airspace")).toBe(true);
+    // Drone heights (no band given): only the surface shelf; the 16 others start at 1,500 ft MSL or higher.
+    expect(features.map((f) => [f.name, f.floorM, f.properties.source])).toEqual([
+      ["SAN FRANCISCO CLASS B", 0, "FAA NASR 28-day cycle effective 2026-05-14"],
+    ]);
     expect(cells.length).toBeGreaterThan(0);
     expect(new Set(cells.map((c) => c.map.airportId)).size).toBe(1);
+    expect(cells.every((c) => c.map.source === "synthetic")).toBe(true);
     expect(await featuresAndCells(db, MID_PACIFIC, { start: now, end: now })).toEqual({
       features: [],
       cells: [],
     });
+  });
+});
+
+describe("floors and ceilings", () => {
+  // 4 NM east of SFO, over the bay: under the Class B shelves whose floors are 1,500 ft MSL and up.
+  const bay = expandBox(pointBox(-122.29, 37.6), 100);
+  const shelvesAt = async (band?: { lowerM: number; upperM: number }) =>
+    (await featuresAndCells(db, bay, { types: ["controlled_airspace"], start: now, end: now, band })).features
+      .map((f) => f.properties.floor_ft)
+      .sort((a, b) => Number(a) - Number(b));
+
+  it("leaves out a Class B shelf above the flight: a flight under its floor is not in it", async () => {
+    const all = await shelvesAt({ lowerM: 0, upperM: 10_000 });
+    expect(all.length).toBeGreaterThan(1);
+    expect(all[0]).toBe(0);
+    // At 400 ft (the default) and at 300 m: the surface area only; at 1,000 m the shelves below it too.
+    expect(await shelvesAt()).toEqual([0]);
+    expect(await shelvesAt({ lowerM: 0, upperM: 300 })).toEqual([0]);
+    const at1000m = await shelvesAt({ lowerM: 0, upperM: 1_000 });
+    expect(at1000m.length).toBeGreaterThan(1);
+    expect(at1000m.every((floorFt) => Number(floorFt) * 0.3048 - 4 <= 1_000)).toBe(true);
+    // Above the Class B's ceiling (10,000 ft MSL), nothing of it.
+    expect(await shelvesAt({ lowerM: 3_100, upperM: 3_200 })).toEqual([]);
   });
 });
 

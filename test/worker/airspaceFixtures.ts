@@ -2,15 +2,14 @@ import { env } from "cloudflare:test";
 import type { Topology } from "topojson-specification";
 import usAtlas from "us-atlas/counties-10m.json";
 import worldAtlas from "world-atlas/countries-10m.json";
+import faaClassPrimitives from "../../data/airspace/faa_class_airspace_primitives.json?raw";
 import rulesetsFile from "../../data/airspace/rulesets.json";
 import ukRegions from "../../data/airspace/uk-regions.geojson?raw";
 import { jurisdictionsFrom } from "../../tools/airspace/boundaries";
-import {
-  type AirportWithRunways,
-  syntheticControlledAirspace,
-} from "../../tools/airspace/controlledAirspace";
+import { type AirportWithRunways, embeddedControlledAirspace } from "../../tools/airspace/controlledAirspace";
 import { loadDataset, loadJurisdictions, placeRecords } from "../../tools/airspace/dataset";
 import { FORMATS } from "../../tools/airspace/formats";
+import { parseFaaClassPrimitives } from "../../tools/airspace/formats/faaClassPrimitives";
 import { checkedRulesets, type RulesetsFile, rulesetStatements } from "../../tools/airspace/rulesets";
 import type { Statement } from "../../tools/lib/sql";
 import type { Target } from "../../tools/lib/target";
@@ -124,14 +123,26 @@ export const FALLON_PATH = {
 /** While the Fallon TFR is in effect, written as the C++ SDK writes times. */
 export const JUNE_2030 = "2030-06-01T15:00:00.000000Z";
 
-/** SFO's Class B and facility map, drawn as `npm start` draws the embedded default. */
+/** The FAA's Class B/C/D shelves of the embedded default (data/airspace), read once per test file. */
+export const faaShelves = parseFaaClassPrimitives(faaClassPrimitives).features;
+
+/**
+ * SFO's real Class B (its 17 shelves, from the FAA's file) and its generated facility map, as `npm
+ * start` loads the embedded default (datasets `faa` and `synthetic`).
+ */
 export async function loadSfoControlledAirspace(): Promise<void> {
-  const { features, facilityMaps } = syntheticControlledAirspace([
-    sfoAirport as unknown as AirportWithRunways,
-  ]);
+  const { faa, synthetic } = embeddedControlledAirspace(
+    [sfoAirport as unknown as AirportWithRunways],
+    faaShelves.filter((s) => s.properties.airport_id === "SFO"),
+  );
   await loadDataset(
     d1Target,
-    { name: "sfo", format: "synthetic", version: "test", features, facilityMaps },
+    { name: "faa", format: "faa-class-primitives", version: "test", features: faa, facilityMaps: [] },
+    () => {},
+  );
+  await loadDataset(
+    d1Target,
+    { name: "synthetic", format: "generated", version: "test", ...synthetic },
     () => {},
   );
 }

@@ -5,7 +5,7 @@ import sfoAirport from "../fixtures/sdk/ksfo-airport.json";
 import { d1Target, loadAirspaceFixtures, loadSfoControlledAirspace } from "./airspaceFixtures";
 import { call, createAccount, type TestAccount } from "./helpers";
 
-/** A kilometre square on SFO's runways: inside the synthetic Class B and over its facility map. */
+/** A kilometre square on SFO's runways: inside the real Class B surface area and over its (synthetic) facility map. */
 const SFO_SQUARE_KM = {
   type: "Polygon",
   coordinates: [
@@ -73,7 +73,7 @@ describe("the deep-link page's map", () => {
     expect(svg).toMatch(/<title>[^<]*(\(controlled airspace, (orange|red|yellow)\))<\/title>/);
     // Facility-map cells with their ceilings, the runways' 0 ft ones in red (not advisories here: grey-free but faint).
     expect(svg).toMatch(
-      /<rect x="[-\d.]+" y="[-\d.]+" width="[\d.]+" height="[\d.]+" fill="#b91c1c" fill-opacity="0.12"><title>Facility map: 0 ft<\/title>/,
+      /<rect class="facility-cell synthetic" x="[-\d.]+" y="[-\d.]+" width="[\d.]+" height="[\d.]+" fill="#b91c1c" fill-opacity="0.12"><title>Facility map: 0 ft \(synthetic data\)<\/title>/,
     );
     // A US pilot's scale is in feet or miles.
     expect(svg).toMatch(/<g class="scale">[\s\S]*?>\d+ (ft|mi)<\/text>/);

@@ -1,5 +1,6 @@
 import type { GridCellKey } from "../../worker/domain/airspace/facilityGrid";
 import { representativePoint } from "../../worker/domain/airspace/geometry";
+import { heightAboveGround } from "../../worker/domain/airspace/heights";
 import { type Jurisdiction, placeOf } from "../../worker/domain/airspace/jurisdictions";
 import { expandBox, indexCells } from "../../worker/domain/airspace/spatialGrid";
 import { type BBox, bboxOf, type Geometry, roundCoordinate } from "../../worker/domain/geojson";
@@ -21,6 +22,8 @@ export interface AirspaceRecord {
   ceilingM?: number | null;
   floorCode?: string | null;
   ceilingCode?: string | null;
+  /** The ground's elevation (m MSL) where the record lies, to measure MSL limits from; unknown when absent. */
+  groundElevationM?: number | null;
   effectiveStart?: number | null;
   effectiveEnd?: number | null;
   lastUpdated?: number | null;
@@ -199,6 +202,8 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
       record.ceilingM ?? null,
       record.floorCode ?? null,
       record.ceilingCode ?? null,
+      heightAboveGround(record.floorM, record.floorCode, record.groundElevationM),
+      heightAboveGround(record.ceilingM, record.ceilingCode, record.groundElevationM),
       record.effectiveStart ?? null,
       record.effectiveEnd ?? null,
       record.lastUpdated ?? null,
@@ -214,7 +219,8 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
   const statements = [
     ...insertStatements(
       `INSERT INTO airspace_features (id, external_id, type, name, geometry, min_lat, min_lng, max_lat, max_lng,
-        latitude, longitude, radius_m, properties, floor_m, ceiling_m, floor_code, ceiling_code, effective_start,
+        latitude, longitude, radius_m, properties, floor_m, ceiling_m, floor_code, ceiling_code, floor_agl_m,
+        ceiling_agl_m, effective_start,
         effective_end, last_updated, city, state, country, source, dataset)`,
       featureRows,
     ),

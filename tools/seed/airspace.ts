@@ -1,6 +1,6 @@
 import { embeddedAirports } from "../airspace/airportDatabase";
 import { jurisdictionsFrom } from "../airspace/boundaries";
-import { syntheticControlledAirspace } from "../airspace/controlledAirspace";
+import { embeddedControlledAirspace } from "../airspace/controlledAirspace";
 import {
   type Dataset,
   loadDataset,
@@ -9,18 +9,24 @@ import {
   placeRecords,
   recordDataset,
 } from "../airspace/dataset";
-import { inputsDigest, readBoundarySources, readRulesetsFile } from "../airspace/embedded";
+import {
+  inputsDigest,
+  readBoundarySources,
+  readFaaClassPrimitives,
+  readRulesetsFile,
+} from "../airspace/embedded";
 import { airportRecord } from "../airspace/formats/airports";
 import { rulesetStatements } from "../airspace/rulesets";
 import type { Seeder } from "./seeder";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
-const GENERATOR_VERSION = "2";
+const GENERATOR_VERSION = "3";
 const MARKER = "embedded-default";
 
 /**
  * The embedded airspace default: rulesets, real boundaries (USA, UK), real airports and heliports,
- * and synthetic controlled airspace with facility maps. Skipped when the same inputs are loaded.
+ * the FAA's Class B/C/D shelves, and synthetic Class E surface areas, UK flight restriction zones
+ * and facility maps. Skipped when the same inputs are loaded.
  */
 export const airspaceSeeder: Seeder = {
   name: "airspace",
@@ -30,13 +36,17 @@ export const airspaceSeeder: Seeder = {
       log("embedded default already loaded");
       return;
     }
-    log("building the embedded default (rulesets, boundaries, airports, synthetic controlled airspace)");
+    log(
+      "building the embedded default (rulesets, boundaries, airports, FAA Class B/C/D, synthetic zones and facility maps)",
+    );
     const rulesets = readRulesetsFile();
     const jurisdictions = jurisdictionsFrom(readBoundarySources());
     const airports = await embeddedAirports();
     const airportRecords = airports.flatMap((a) => airportRecord(a, "ourairports") ?? []);
-    const synthetic = syntheticControlledAirspace(airports);
-    placeRecords([...airportRecords, ...synthetic.features], jurisdictions);
+    const classAirspace = readFaaClassPrimitives();
+    const { faa, synthetic } = embeddedControlledAirspace(airports, classAirspace.features);
+    log(`${faa.length} FAA Class B/C/D shelves (${classAirspace.cycle})`);
+    placeRecords([...airportRecords, ...faa, ...synthetic.features], jurisdictions);
 
     await target.execute(rulesetStatements(rulesets));
     log(`${rulesets.rulesets.length} rulesets`);
@@ -49,6 +59,7 @@ export const airspaceSeeder: Seeder = {
         features: airportRecords,
         facilityMaps: [],
       },
+      { name: "faa", format: "faa-class-primitives", version, features: faa, facilityMaps: [] },
       { name: "synthetic", format: "generated", version, ...synthetic },
     ];
     for (const dataset of datasets) {
@@ -59,7 +70,7 @@ export const airspaceSeeder: Seeder = {
       name: MARKER,
       format: "embedded",
       version,
-      records: jurisdictions.length + airportRecords.length + synthetic.features.length,
+      records: jurisdictions.length + airportRecords.length + faa.length + synthetic.features.length,
     });
   },
 };

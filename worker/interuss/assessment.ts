@@ -1,5 +1,6 @@
 import booleanIntersects from "@turf/boolean-intersects";
 import { adviseArea, CONTROLLED_AIRSPACE, laancOverArea } from "../domain/airspace/advisories";
+import { flightBand, type HeightBand } from "../domain/airspace/heights";
 import { decideLaanc } from "../domain/airspace/laanc";
 import { defaultSelection } from "../domain/airspace/rules";
 import { bboxOf } from "../domain/geojson";
@@ -58,12 +59,11 @@ export async function assessVolume(
   const rulesetIds =
     options.rulesetIds ?? defaultSelection(await rulesetsFor(db, volume.area)).map((r) => r.id);
   const [inputs, zones] = await Promise.all([
-    advisoryInputs(db, bboxOf(volume.area), rulesetIds, { start, end }),
+    advisoryInputs(db, bboxOf(volume.area), rulesetIds, { start, end, band: volumeBand(volume) }),
     activeZones(d1),
   ]);
   const findings: Finding[] = [];
-  // A volume without heights is a flight at the surface: only what closes the surface blocks it.
-  const altitudeM = volume.upperM ?? volume.lowerM ?? 0;
+  const altitudeM = volumeBand(volume).upperM;
 
   const { facilityMaps, uncoveredAirspace } = laancOverArea(volume.area, inputs.features, inputs.cells);
   const authorizations = decideLaanc({
@@ -162,4 +162,10 @@ function zoneMeets(zone: Ed269Zone, volume: Volume, start: number, end: number):
       rangesMeet(v.lowerM, v.upperM, volume.lowerM, volume.upperM) &&
       booleanIntersects(v.area as GeoJSON.Polygon, volume.area as GeoJSON.Polygon),
   );
+}
+
+/** A volume's heights; one without heights is a flight at the surface: only what closes the surface blocks it. */
+function volumeBand(volume: Volume): HeightBand {
+  const upperM = volume.upperM ?? volume.lowerM ?? 0;
+  return flightBand({ maxAltitudeAgl: upperM, minAltitudeAgl: volume.lowerM ?? 0 });
 }

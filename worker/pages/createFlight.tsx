@@ -1,5 +1,6 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import { isSynthetic, SYNTHETIC_MARK, SYNTHETIC_MEANING } from "../domain/airspace/synthetic";
 import { type AltitudePreset, UNIT_LABEL, type Unit } from "../domain/deeplink/altitude";
 import type { Authorization } from "../domain/deeplink/callbacks";
 import type { MapView } from "../domain/deeplink/mapView";
@@ -15,6 +16,8 @@ export interface PageAdvisory {
   color: string;
   latitude: number;
   longitude: number;
+  /** `source` and `facility_map_source`: `synthetic` for generated data, which the page marks. */
+  properties?: Record<string, unknown>;
 }
 
 /** Form field names: one radio group per jurisdiction's pick1 rulesets, one checkbox list of optional ones. */
@@ -84,6 +87,7 @@ input:focus-visible,select:focus-visible,button:focus-visible,a:focus-visible,[t
 .map{width:100%;height:auto;display:block;background:#e8eef3;border-radius:.375rem}
 .badge{display:inline-block;padding:0 .5rem;border-radius:1rem;font-weight:600;font-size:.9rem;color:#fff}
 .green{background:#1a7f37}.yellow{background:#8a6a00}.orange{background:#c2410c}.red{background:#b91c1c}
+.badge.synthetic{background:#fff;color:#7c2d12;border:1px dashed #7c2d12}
 ul.advisories{list-style:none;padding:0;margin:.5rem 0 0}ul.advisories li{padding:.35rem 0;border-top:1px solid #e5e7eb}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem}
 button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border-radius:.375rem;border:2px solid #1d4ed8;cursor:pointer;min-height:2.75rem}
@@ -214,9 +218,20 @@ function Advisories(props: { model: PageModel }) {
             <li>
               <span class={`badge ${a.color}`}>{a.color}</span> {a.name}{" "}
               <small>({a.type.replace(/_/g, " ")})</small>
+              {isSynthetic(a.properties) ? (
+                <>
+                  {" "}
+                  <span class="badge synthetic">{SYNTHETIC_MARK}</span>
+                </>
+              ) : null}
             </li>
           ))}
         </ul>
+      ) : null}
+      {advisories.some((a) => isSynthetic(a.properties)) ? (
+        <p class="hint" id="synthetic-meaning">
+          <span class="badge synthetic">{SYNTHETIC_MARK}</span> {SYNTHETIC_MEANING}
+        </p>
       ) : null}
     </section>
   );

@@ -1,3 +1,4 @@
+import { SYNTHETIC_MARK, SYNTHETIC_MEANING } from "../domain/airspace/synthetic";
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import { type MapContext, mapLayers } from "../domain/map/layers";
 import { type Frame, fitFrame, project } from "../domain/map/view";
@@ -38,6 +39,8 @@ export interface LivePageModel {
 export interface LiveMap {
   svg: string;
   projection: { x0: number; y0: number; scale: number; xScale: number };
+  /** Whether it shows generated cells or zones, which the page then explains. */
+  synthetic: boolean;
 }
 
 export function liveFrame(area: Polygon): Frame {
@@ -51,8 +54,9 @@ export function liveFrame(area: Polygon): Frame {
 export function liveMap(area: Polygon, context: MapContext): LiveMap {
   const frame = liveFrame(area);
   const at = (p: Position) => project(frame, p);
+  const layers = mapLayers(frame, context, new Map(), "metric");
   const svg = renderMapSvg({
-    layers: mapLayers(frame, context, new Map(), "metric"),
+    layers,
     area: area.coordinates
       .map((r) => `${r.map((p, i) => `${i === 0 ? "M" : "L"}${at(p).x} ${at(p).y}`).join(" ")} Z`)
       .join(" "),
@@ -62,7 +66,11 @@ export function liveMap(area: Polygon, context: MapContext): LiveMap {
     track: true,
     scaleId: "scale",
   });
-  return { svg, projection: { x0: frame.x0, y0: frame.y0, scale: frame.scale, xScale: frame.xScale } };
+  return {
+    svg,
+    projection: { x0: frame.x0, y0: frame.y0, scale: frame.scale, xScale: frame.xScale },
+    synthetic: layers.cells.some((c) => c.synthetic) || layers.areas.some((a) => a.synthetic),
+  };
 }
 
 const CSS = `
@@ -91,7 +99,7 @@ export function renderLivePage(model: LivePageModel): string {
 <header><h1>${title}</h1><span id="status" role="status">connecting…</span><span id="window" class="legend"></span></header>
 <main>
 <section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}
-<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position · grey: airspace and boundaries around</p></section>
+<p class="legend">blue: flight area (with buffer) · red: track · dot: latest position · grey: airspace and boundaries around</p>${model.map.synthetic ? `<p class="legend" id="synthetic-meaning">✱ ${SYNTHETIC_MARK}: ${escapeHtml(SYNTHETIC_MEANING)}</p>` : ""}</section>
 <section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
 <dt>Records</dt><dd id="v-records">0</dd><dt>Last record</dt><dd id="v-last">–</dd>
 <dt>Height above ground</dt><dd id="v-agl">–</dd><dt>Ceiling</dt><dd id="v-ceiling">–</dd>

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { adviseArea } from "../domain/airspace/advisories";
+import { flightBand } from "../domain/airspace/heights";
 import { withDecodedProperties } from "../domain/airspace/records";
 import type { Db } from "../env";
 import { notFound } from "../lib/errors";
@@ -114,7 +115,10 @@ async function adviseForPlan(
     query.start === undefined && query.end === undefined
       ? { start: plan.startTime, end: plan.endTime }
       : timeWindowFrom(query.start, query.end);
-  const { rulesets, features, cells } = await areaAdvisoryInputs(db, plan.area, 0, plan.rulesets, timeWindow);
+  const { rulesets, features, cells } = await areaAdvisoryInputs(db, plan.area, 0, plan.rulesets, {
+    ...timeWindow,
+    band: flightBand(plan),
+  });
   return decoded(adviseArea({ area: plan.area, features, cells, rulesets, withExtents: false }));
 }
 

@@ -14,6 +14,7 @@ import {
   placeOf,
   TOWN_RADIUS_M,
 } from "../domain/airspace/jurisdictions";
+import { flightBand, type HeightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { defaultSelection, LAANC_TYPE, type Ruleset } from "../domain/airspace/rules";
 import { expandBox } from "../domain/airspace/spatialGrid";
@@ -66,7 +67,7 @@ export async function areaAdvisoryInputs(
   area: Polygon,
   buffer: number,
   rulesetIds: string[],
-  window: { start: number; end: number },
+  window: { start: number; end: number; band?: HeightBand },
 ): Promise<AirspaceInputs> {
   const ids = await chosenRulesetIds(db, area, rulesetIds);
   return advisoryInputs(db, expandBox(bboxOf(area), buffer), ids, window);
@@ -155,6 +156,7 @@ export async function authorizationsForPlan(
     types: [CONTROLLED_AIRSPACE],
     start: plan.startTime,
     end: plan.endTime,
+    band: flightBand(plan),
   });
   return decideLaanc({
     maxAltitudeAgl: plan.maxAltitudeAgl,

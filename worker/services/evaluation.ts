@@ -2,6 +2,7 @@ import { type AreaAdvisory, adviseArea, laancOverArea } from "../domain/airspace
 import type { Color } from "../domain/airspace/colors";
 import { fliesAtNight } from "../domain/airspace/daylight";
 import { type EvaluationInput, flightFeatureProblems } from "../domain/airspace/evaluation";
+import { flightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
 import { maxLinearExtent } from "../domain/flightArea";
@@ -85,7 +86,11 @@ export async function evaluateArea(db: Db, request: AreaRequest, now = Date.now(
 export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()): Promise<Evaluated> {
   const rulesetIds = await chosenRulesetIds(db, plan.area, plan.rulesets);
   const [inputs, definitions, pilot, flightAuthorizations] = await Promise.all([
-    advisoryInputs(db, bboxOf(plan.area), rulesetIds, { start: plan.startTime, end: plan.endTime }),
+    advisoryInputs(db, bboxOf(plan.area), rulesetIds, {
+      start: plan.startTime,
+      end: plan.endTime,
+      band: flightBand(plan),
+    }),
     allFlightFeatures(db),
     findPilot(db, plan.accountId, plan.pilotId, { statistics: false, now }),
     plan.flightId ? storedAuthorizations(db, plan) : null,

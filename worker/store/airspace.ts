@@ -10,6 +10,7 @@ import {
 } from "../../schema";
 import { type AirspaceFeature, CONTROLLED_AIRSPACE, type FacilityCell } from "../domain/airspace/advisories";
 import { cellRange } from "../domain/airspace/facilityGrid";
+import { DRONE_HEIGHT_BAND, type HeightBand } from "../domain/airspace/heights";
 import type { Jurisdiction } from "../domain/airspace/jurisdictions";
 import type { Ruleset } from "../domain/airspace/rules";
 import { SEARCH_LEVELS, searchRanges } from "../domain/airspace/spatialGrid";
@@ -96,15 +97,26 @@ export interface FeatureFilter {
   /** The time window: time-bound airspace outside it is left out. */
   start: number;
   end: number;
+  /** The flight's heights: records wholly above or below them are left out. Drone heights when absent. */
+  band?: HeightBand;
 }
 
 const TYPES = slot("types");
 const START = slot("start");
 const END = slot("end");
+const BAND_LOWER = slot("bandLower");
+const BAND_UPPER = slot("bandUpper");
 
 /** The values of the filter placeholders (the types as a JSON list, or null for every type). */
 export function filterValues(filter: FeatureFilter): Record<string, unknown> {
-  return { types: filter.types ? JSON.stringify(filter.types) : null, start: filter.start, end: filter.end };
+  const band = filter.band ?? DRONE_HEIGHT_BAND;
+  return {
+    types: filter.types ? JSON.stringify(filter.types) : null,
+    start: filter.start,
+    end: filter.end,
+    bandLower: band.lowerM,
+    bandUpper: band.upperM,
+  };
 }
 
 /** The columns every airspace feature read selects: advisories, status and records alike. */
@@ -129,7 +141,10 @@ export const featureColumns = {
   country: airspaceFeatures.country,
 };
 
-/** Airspace features whose (radius-grown) boxes meet the box, of the filter's types, in effect during its window. */
+/**
+ * Airspace features whose (radius-grown) boxes meet the box, of the filter's types, in effect during
+ * its window, and meeting its heights (domain/airspace/heights.ts).
+ */
 export function featuresMeeting(db: Db): SQL {
   const f = airspaceFeatures;
   const indexed = db
@@ -142,6 +157,8 @@ export function featuresMeeting(db: Db): SQL {
     sql`(${TYPES} IS NULL OR ${f.type} IN (SELECT value FROM json_each(${TYPES})))`,
     or(isNull(f.effectiveStart), lte(f.effectiveStart, END)),
     or(isNull(f.effectiveEnd), gte(f.effectiveEnd, START)),
+    or(isNull(f.floorAglM), lte(f.floorAglM, BAND_UPPER)),
+    or(isNull(f.ceilingAglM), gte(f.ceilingAglM, BAND_LOWER)),
   )!;
 }
 
@@ -262,7 +279,7 @@ export async function advisoryInputs(
   db: Db,
   box: BBox,
   rulesetIds: string[],
-  window: { start: number; end: number },
+  window: { start: number; end: number; band?: HeightBand },
 ): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
   const values = boxValues(box);
   const [rulesetRows, featureRows, cells, maps] = await readBatch(db, [

@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { airspaceFeatures, facilityMapCells, facilityMaps, jurisdictions } from "../../schema";
+import { SYNTHETIC } from "../domain/airspace/synthetic";
 import type { BBox } from "../domain/geojson";
 import type { MapContext } from "../domain/map/layers";
 import type { Db } from "../env";
@@ -58,6 +59,7 @@ const cellsRead = preparedRead((db) =>
       col: facilityMapCells.col,
       ceilingFt: facilityMapCells.ceilingFt,
       airportId: facilityMaps.airportId,
+      source: facilityMaps.source,
     })
     .from(facilityMapCells)
     .innerJoin(facilityMaps, eq(facilityMaps.id, facilityMapCells.facilityMapId))
@@ -99,8 +101,17 @@ export async function mapContext(db: Db, box: BBox, start: number, end: number):
     airports,
     areas: featureRows
       .filter((r) => r.geometry.type === "Polygon" || r.geometry.type === "MultiPolygon")
-      .map((r) => ({ id: r.id, type: r.type, name: r.name, geometry: r.geometry })),
-    facilityCells: cellRows.length > MAX_FACILITY_CELLS ? [] : cellRows,
+      .map((r) => ({
+        id: r.id,
+        type: r.type,
+        name: r.name,
+        geometry: r.geometry,
+        synthetic: (r.properties as Record<string, unknown>).source === SYNTHETIC,
+      })),
+    facilityCells:
+      cellRows.length > MAX_FACILITY_CELLS
+        ? []
+        : cellRows.map(({ source, ...cell }) => ({ ...cell, synthetic: source === SYNTHETIC })),
   };
 }
 

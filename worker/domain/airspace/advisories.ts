@@ -153,6 +153,8 @@ function laancProperties(cells: FacilityCell[]): Record<string, unknown> {
     auto_auth_floor_m_agl: 0,
     auto_auth_ceiling_m_agl: round2(lowest.ceilingFt * METERS_PER_FOOT),
     manual_auth_ceiling_m_agl: MANUAL_AUTH_CEILING_M,
+    // The ceilings come from the facility map: `synthetic` when it is generated, whatever the airspace's source.
+    facility_map_source: lowest.map.source,
   };
 }
 

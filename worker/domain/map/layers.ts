@@ -23,9 +23,9 @@ export interface MapContext {
     longitude: number;
   }[];
   /** Airspace with an area (controlled airspace, TFRs, parks…), not the point features. */
-  areas: { id: string; type: string; name: string; geometry: Geometry }[];
-  /** Facility-map cells: the grid the FAA gives ceilings on. */
-  facilityCells: { row: number; col: number; ceilingFt: number; airportId: string }[];
+  areas: { id: string; type: string; name: string; geometry: Geometry; synthetic: boolean }[];
+  /** Facility-map cells: the grid the FAA gives ceilings on; `synthetic` when the map is generated. */
+  facilityCells: { row: number; col: number; ceilingFt: number; airportId: string; synthetic: boolean }[];
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -35,8 +35,17 @@ export interface MapLayers {
   height: number;
   boundaries: { d: string; region: string; name: string }[];
   /** Airspace areas, largest first so small ones stay on top; `color` the advisory's, if it is one. */
-  areas: { d: string; color?: string; name: string; type: string }[];
-  cells: { x: number; y: number; w: number; h: number; ceilingFt: number; color?: string; label?: string }[];
+  areas: { d: string; color?: string; name: string; type: string; synthetic: boolean }[];
+  cells: {
+    x: number;
+    y: number;
+    w: number;
+    h: number;
+    ceilingFt: number;
+    color?: string;
+    label?: string;
+    synthetic: boolean;
+  }[];
   airports: { x: number; y: number; type: string; name: string; label: string }[];
   scale: ScaleBar;
 }
@@ -63,7 +72,13 @@ export function mapLayers(
     .map((a) => ({ a, d: polygonPath(frame, a.geometry), size: pathSpan(a.geometry) }))
     .filter((x) => x.d !== "")
     .sort((x, y) => y.size - x.size)
-    .map(({ a, d }) => ({ d, name: a.name, type: a.type, color: advisoryColors.get(a.id) }));
+    .map(({ a, d }) => ({
+      d,
+      name: a.name,
+      type: a.type,
+      color: advisoryColors.get(a.id),
+      synthetic: a.synthetic,
+    }));
   const side = frame.scale / CELLS_PER_DEGREE;
   const cells = context.facilityCells.map((c) => {
     const corner = project(frame, [c.col / CELLS_PER_DEGREE, (c.row + 1) / CELLS_PER_DEGREE]);
@@ -77,6 +92,7 @@ export function mapLayers(
       ceilingFt: c.ceilingFt,
       color: advisoryColors.get(`facility_map:${c.airportId}:${c.row}:${c.col}`),
       label: w >= LABELLED_CELL_PX ? String(c.ceilingFt) : undefined,
+      synthetic: c.synthetic,
     };
   });
   const airports = context.airports
