@@ -147,18 +147,27 @@ export async function loadSfoControlledAirspace(): Promise<void> {
   );
 }
 
+/** The airports under the C++ SDK's LAANC suites, by their FAA idents. */
+const LAANC_SUITE_AIRPORTS = ["PHX", "CVG", "RNO", "PBF", "JAC"];
+
 /**
- * The airports under the C++ SDK's LAANC suites (PHX, CVG, RNO, PBF, JAC: real positions and
- * runways from OurAirports), with their surface areas and facility maps drawn as `npm start` draws
- * the embedded default.
+ * The controlled airspace under the C++ SDK's LAANC suites, as `npm start` loads the embedded
+ * default: the FAA's real Class B/C/D shelves of PHX, CVG, RNO and JAC, Pine Bluff's generated Class
+ * E surface area, and their generated facility maps (airports' positions and runways from OurAirports).
  */
 export async function loadLaancSuiteAirspace(): Promise<void> {
-  const { features, facilityMaps } = syntheticControlledAirspace(
+  const { faa, synthetic } = embeddedControlledAirspace(
     laancSuiteAirports as unknown as AirportWithRunways[],
+    faaShelves.filter((s) => LAANC_SUITE_AIRPORTS.includes(String(s.properties.airport_id))),
   );
   await loadDataset(
     d1Target,
-    { name: "laanc-suites", format: "synthetic", version: "test", features, facilityMaps },
+    { name: "faa", format: "faa-class-primitives", version: "test", features: faa, facilityMaps: [] },
+    () => {},
+  );
+  await loadDataset(
+    d1Target,
+    { name: "synthetic", format: "generated", version: "test", ...synthetic },
     () => {},
   );
 }
