@@ -5,6 +5,7 @@ import {
   type FacilityCell,
   laancOverArea,
 } from "../domain/airspace/advisories";
+import { flightBand, type HeightBand } from "../domain/airspace/heights";
 import { areaSizeProblem, unknownRulesetsProblem } from "../domain/airspace/inputs";
 import {
   jurisdictionsAt,
@@ -14,7 +15,6 @@ import {
   placeOf,
   TOWN_RADIUS_M,
 } from "../domain/airspace/jurisdictions";
-import { flightBand, type HeightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { defaultSelection, LAANC_TYPE, type Ruleset } from "../domain/airspace/rules";
 import { expandBox } from "../domain/airspace/spatialGrid";
