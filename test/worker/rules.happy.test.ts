@@ -335,4 +335,14 @@ describe("GET /rules/v1/{flight_plan_id}/evaluation", () => {
     });
     expect(encoded.json.data).toEqual(res.json.data);
   });
+
+  it("with a pilot's token, evaluates only that pilot's plan: 403 for another pilot's, even with the owner's API key", async () => {
+    const plan = await createPlan(account, pilot.token, { geometry: FALLON_CELL_AREA });
+    const url = `/rules/v1/${encodeURIComponent(plan.id)}/evaluation`;
+    expect((await call(url, { apiKey: account.apiKey, token: pilot.token })).status).toBe(200);
+    const other = await tokenFor(account, "someone-else-evaluating");
+    const refused = await call(url, { apiKey: account.apiKey, token: other.token });
+    expect(refused.status).toBe(403);
+    expect(refused.json.status).toBe("fail");
+  });
 });

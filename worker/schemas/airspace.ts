@@ -369,7 +369,7 @@ export const AirspaceRecord = z
     country: z.string(),
     state: z.string().nullable(),
     city: z.string().nullable(),
-    geometry: GeometryView.optional().openapi({ description: "Left out with `full=false`" }),
+    geometry: GeometryView.openapi({ description: "Always there; with `full=false` its bounding box" }),
     last_updated: z.string().nullable(),
     rules: z
       .array(z.object({}).strict())
