@@ -30,3 +30,21 @@ export const livePositions = sqliteTable(
     index("live_positions_reported").on(t.reportedAt),
   ],
 );
+
+/**
+ * What the RID injection interface's virtual operator was notified of (slow updates, missing fields):
+ * written when a test is injected, read by the interface's user_notifications, gone with the test.
+ */
+export const ridOperatorNotifications = sqliteTable(
+  "rid_operator_notifications",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    testId: text("test_id").notNull(),
+    observedAt: integer("observed_at").notNull(),
+    message: text("message").notNull(),
+  },
+  (t) => [
+    index("rid_operator_notifications_observed").on(t.observedAt),
+    index("rid_operator_notifications_test").on(t.testId),
+  ],
+);

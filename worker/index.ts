@@ -8,6 +8,7 @@ import {
   requireDocumentedBodyType,
 } from "./app";
 import type { AppEnv } from "./env";
+import { standardsErrorBodies } from "./interuss/http";
 import { ApiError } from "./lib/errors";
 import { limitAccountWork } from "./middleware/accountWork";
 import { requireApiKey } from "./middleware/apiKey";
@@ -127,6 +128,9 @@ app.use("/dev/*", async (c, next) => {
     throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}`);
   await next();
 });
+// The standards interfaces answer even these refusals in their own {"message"} (CONTRACT §13).
+app.use("/interuss/*", standardsErrorBodies);
+app.use("/rid/*", standardsErrorBodies);
 // 405 for a method the path's own routes lack; 415 for a body type its route does not document.
 app.use("*", refuseOtherMethods(app));
 app.use("*", requireDocumentedBodyType(app));

@@ -139,21 +139,25 @@ describe("the plan briefing", () => {
     ]);
     expect(result.rulesets[0]!.rules[0]!.flight_features).toEqual([
       expect.objectContaining({
-        code: "flight_max_altitude_agl",
+        flight_feature: "flight_max_altitude_agl",
+        code: "within_limit",
         status: "not_conflicting",
+        value: 60,
         is_calculated: true,
       }),
     ]);
     expect(result.rulesets[0]!.rules[1]!.flight_features).toEqual([
       expect.objectContaining({
-        code: "pilot_remote_certificate",
+        flight_feature: "pilot_remote_certificate",
+        code: "missing_info",
         status: "missing_info",
+        value: null,
         is_calculated: false,
       }),
     ]);
     // The LAANC rule lists the altitude it is decided by.
-    expect(result.rulesets[0]!.rules[2]!.flight_features.map((f) => f.code)).toEqual([
-      "flight_max_altitude_agl",
+    expect(result.rulesets[0]!.rules[2]!.flight_features.map((f) => [f.flight_feature, f.code])).toEqual([
+      ["flight_max_altitude_agl", "within_facility_map_ceiling"],
     ]);
     const conflicting = briefing({
       ...input,
@@ -236,7 +240,13 @@ describe("the plan briefing", () => {
     const undecided = briefing({ ...input, calculated: {}, authorizations: null, submitted: false });
     expect(undecided.rulesets[0]!.rules[2]).toMatchObject({
       status: "missing_info",
-      flight_features: [expect.objectContaining({ code: "flight_max_altitude_agl", status: "missing_info" })],
+      flight_features: [
+        expect.objectContaining({
+          flight_feature: "flight_max_altitude_agl",
+          code: "missing_info",
+          status: "missing_info",
+        }),
+      ],
     });
     expect(undecided.authorizations.map((a) => a.status)).toEqual(["pending"]);
     // Outside controlled airspace nothing is pending.

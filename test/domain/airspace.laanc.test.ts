@@ -83,10 +83,20 @@ describe("LAANC: the lowest facility-map ceiling over the area decides", () => {
   });
 
   it("takes the lowest cell when the area spans two: 300 ft over 400 and 200 ft cells is above 200", () => {
+    const inFourDays = now + 4 * 86_400_000;
     expect(decide(areaOver(FALLON.col, FALLON.col + 1), 200)[0]!.status).toBe("accepted");
-    const [above] = decide(areaOver(FALLON.col, FALLON.col + 1), 300);
+    const [above] = decide(areaOver(FALLON.col, FALLON.col + 1), 300, [part107], inFourDays);
     expect(above).toMatchObject({ status: "pending" });
     expect(above!.message).toContain("200 ft");
+  });
+
+  it("rejects above the ceiling when further coordination would come less than 72 hours ahead", () => {
+    const [soon] = decide(areaOver(FALLON.col, FALLON.col + 1), 300, [part107], now + 71 * 3_600_000);
+    expect(soon).toMatchObject({ status: "rejected" });
+    expect(soon!.message).toContain("72 hours");
+    expect(
+      decide(areaOver(FALLON.col, FALLON.col + 1), 300, [part107], now + 72 * 3_600_000)[0]!.status,
+    ).toBe("pending");
   });
 
   it("rejects above the ceiling where the rules allow no further coordination, and above 400 ft always", () => {

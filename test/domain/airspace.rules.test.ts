@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { colorRank, highestColor } from "../../worker/domain/airspace/colors";
+import { featureVerdict, worstStatus } from "../../worker/domain/airspace/featureVerdicts";
 import {
   adviseUnder,
   defaultSelection,
@@ -16,6 +17,7 @@ import {
   wireAuthorizationStatus,
   wireValidationStatus,
 } from "../../worker/domain/airspace/sdkEnums";
+import type { AuthorizationStatus } from "../../worker/domain/airspace/types";
 
 const rule = (id: number, partial: Partial<Rule>): Rule => ({
   id,
@@ -131,23 +133,95 @@ describe("rule statuses", () => {
     expect(ruleStatus(tfr, { ...context, triggeredColors: ["red"] })).toBe("conflicting");
   });
 
-  it("settles an authorization rule by the authority's answers", () => {
+  it("settles an authorization rule by its features: held, LAANC's answer, or still required (CONTRACT §11)", () => {
     const laanc = rule(6, {
+      flight_features: ["flight_authorized"],
       condition: { authorization: "faa-laanc" },
       triggers: [{ type: "controlled_airspace", color: "orange" }],
     });
-    const triggered = { ...context, triggeredColors: ["orange" as const] };
-    expect(ruleStatus(laanc, context)).toBe("not_conflicting");
-    expect(
-      ruleStatus(laanc, { ...triggered, authorizations: { "faa-laanc": ["accepted", "accepted"] } }),
-    ).toBe("not_conflicting");
-    expect(
-      ruleStatus(laanc, { ...triggered, authorizations: { "faa-laanc": ["accepted", "pending"] } }),
-    ).toBe("missing_info");
-    expect(ruleStatus(laanc, { ...triggered, authorizations: { "faa-laanc": ["rejected"] } })).toBe(
-      "conflicting",
+    const verdict = (
+      name: string,
+      features: Record<string, unknown>,
+      statuses: AuthorizationStatus[] | null,
+      submitted = false,
+    ) => featureVerdict(laanc, name, features, true, { statuses, submitted });
+    const answers = { flight_authorized: false, flight_max_altitude_agl: 20 };
+    expect(verdict("flight_authorized", answers, ["accepted"])).toEqual({
+      status: "conflicting",
+      code: "laanc_authorization_required",
+    });
+    expect(verdict("flight_authorized", answers, ["accepted"], true)).toEqual({
+      status: "not_conflicting",
+      code: "laanc_authorized",
+    });
+    expect(verdict("flight_authorized", answers, ["accepted", "pending"], true)).toEqual({
+      status: "missing_info",
+      code: "laanc_authorization_pending",
+    });
+    expect(verdict("flight_authorized", answers, ["rejected"], true)).toEqual({
+      status: "conflicting",
+      code: "laanc_authorization_rejected",
+    });
+    expect(verdict("flight_authorized", answers, ["not_requested"])).toEqual({
+      status: "conflicting",
+      code: "manual_authorization_required",
+    });
+    expect(verdict("flight_authorized", { flight_authorized: "true" }, ["rejected"])).toEqual({
+      status: "not_conflicting",
+      code: "authorization_held",
+    });
+    expect(verdict("flight_max_altitude_agl", answers, ["rejected"])).toEqual({
+      status: "conflicting",
+      code: "above_facility_map_ceiling",
+    });
+    expect(verdict("flight_max_altitude_agl", answers, ["accepted"]).code).toBe(
+      "within_facility_map_ceiling",
     );
-    expect(ruleStatus(laanc, triggered)).toBe("conflicting");
+    expect(
+      featureVerdict(laanc, "flight_authorized", answers, false, { statuses: [], submitted: false }),
+    ).toEqual({
+      status: "not_conflicting",
+      code: "not_applicable",
+    });
+    expect(worstStatus(["not_conflicting", "conflicting", "missing_info"])).toBe("conflicting");
+    expect(worstStatus([])).toBe("not_conflicting");
+  });
+
+  it("gives each tested feature a code saying why", () => {
+    const night = rule(10, {
+      flight_features: ["flight_at_night", "uav_anticollision_lighting"],
+      condition: {
+        feature: "uav_anticollision_lighting",
+        op: "eq",
+        value: true,
+        when: { feature: "flight_at_night", op: "eq", value: true },
+      },
+    });
+    const decision = { statuses: [], submitted: false };
+    const at = (name: string, features: Record<string, unknown>) =>
+      featureVerdict(night, name, features, true, decision);
+    expect(
+      at("uav_anticollision_lighting", { flight_at_night: true, uav_anticollision_lighting: false }),
+    ).toEqual({
+      status: "conflicting",
+      code: "not_as_required",
+    });
+    expect(at("uav_anticollision_lighting", { flight_at_night: false })).toEqual({
+      status: "not_conflicting",
+      code: "not_applicable",
+    });
+    expect(at("flight_at_night", {})).toEqual({ status: "missing_info", code: "missing_info" });
+    expect(at("flight_at_night", { flight_at_night: true }).code).toBe("condition_applies");
+    const ceiling = rule(11, {
+      flight_features: ["flight_max_altitude_agl"],
+      condition: { feature: "flight_max_altitude_agl", op: "lte", value: 121.92 },
+    });
+    expect(
+      featureVerdict(ceiling, "flight_max_altitude_agl", { flight_max_altitude_agl: 150 }, true, decision),
+    ).toEqual({
+      status: "conflicting",
+      code: "above_limit",
+    });
   });
 
   it("compares every way a condition can", () => {
@@ -228,9 +302,11 @@ describe("flight features as the SDKs read them", () => {
       condition: { authorization: "faa-laanc" },
       triggers: [{ type: "controlled_airspace", color: "orange" }],
     });
-    const context = { features: {}, triggeredColors: ["orange" as const], authorizations: {} };
-    expect(ruleStatus(laanc, { ...context, undecided: new Set(["faa-laanc"]) })).toBe("missing_info");
-    expect(ruleStatus(laanc, context)).toBe("conflicting");
+    const undecided = { statuses: null, submitted: false };
+    expect(featureVerdict(laanc, "flight_max_altitude_agl", {}, true, undecided).status).toBe("missing_info");
+    expect(featureVerdict(laanc, "flight_authorized", {}, true, undecided).code).toBe(
+      "laanc_authorization_required",
+    );
   });
 });
 

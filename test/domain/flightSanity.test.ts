@@ -3,11 +3,10 @@ import {
   leadTimeProblem,
   MAX_LEAD_TIME_MS,
   MAX_TAKEOFF_DISTANCE_M,
+  takeoffDistance,
   takeoffProblem,
 } from "../../worker/domain/flightSanity";
 import type { Polygon, Position } from "../../worker/domain/geojson";
-
-const fields = { latitude: "takeoff_latitude", longitude: "takeoff_longitude" };
 
 /** A 0.01° square (about 1.1 km) with its south-west corner at (lng, lat). */
 function squareAt(lng: number, lat: number): Polygon {
@@ -30,36 +29,27 @@ const swappedKnoxville: Polygon = {
 const DEG_PER_M = 1 / 111_195;
 
 describe("takeoffProblem", () => {
-  it("accepts a take-off inside the area and up to 5 km outside it", () => {
-    expect(takeoffProblem([-83.915, 35.965], knoxville, fields)).toBeNull();
-    const edge = 35.97 + (MAX_TAKEOFF_DISTANCE_M - 100) * DEG_PER_M;
-    expect(takeoffProblem([-83.915, edge], knoxville, fields)).toBeNull();
-  });
-
-  it("names the take-off point with its distance beyond 5 km", () => {
+  it("accepts a take-off point at any distance: legacy apps send the device's position (CONTRACT §4)", () => {
+    expect(takeoffProblem([-83.915, 35.965], knoxville)).toBeNull();
     const beyond = 35.97 + (MAX_TAKEOFF_DISTANCE_M + 100) * DEG_PER_M;
-    expect(takeoffProblem([-83.915, beyond], knoxville, fields)).toEqual({
-      field: "takeoff_latitude",
-      message: "the take-off point lies 5.1 km outside the flight area; it must be within 5 km of it",
-    });
+    expect(takeoffProblem([-83.915, beyond], knoxville)).toBeNull();
+    // The C++ SDK's laanc.phoenix.manual: take-off near LAX, area in Phoenix.
+    expect(takeoffProblem([-118.485, 34.015], knoxville)).toBeNull();
+    expect(takeoffProblem([-83.915, 35.965], squareAt(115.85, -31.96))).toBeNull();
   });
 
   it("names the geometry when the area's positions are [latitude, longitude]", () => {
-    const problem = takeoffProblem([-83.915, 35.965], swappedKnoxville, fields);
+    const problem = takeoffProblem([-83.915, 35.965], swappedKnoxville);
     expect(problem?.field).toBe("geometry");
     expect(problem?.message).toMatch(
       /^positions look like \[latitude, longitude\]: as sent, the area lies 1\d,\d{3}(\.\d)? km/,
     );
   });
 
-  it("says when the area is on the other side of the Earth (and no swap explains it)", () => {
-    const perth = squareAt(115.85, -31.96);
-    expect(takeoffProblem([-83.915, 35.965], perth, fields)).toMatchObject({
-      field: "geometry",
-      message: expect.stringMatching(/^the area lies on the other side of the Earth from the take-off point/),
-    });
-    // Far, but not that far: the take-off point is named.
-    expect(takeoffProblem([-118.485, 34.015], knoxville, fields)?.field).toBe("takeoff_latitude");
+  it("measures how far outside the area the take-off point lies", () => {
+    expect(takeoffDistance([-83.915, 35.965], knoxville)).toBe(0);
+    const beyond = 35.97 + 10_000 * DEG_PER_M;
+    expect(takeoffDistance([-83.915, beyond], knoxville)).toBeCloseTo(10_000, -2);
   });
 });
 

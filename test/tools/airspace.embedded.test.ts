@@ -189,6 +189,8 @@ describe("the rulesets file", () => {
     for (const id of [
       "usa_part_107",
       "usa_sec_44809",
+      // Named by apps built on the C++ SDK's earlier LAANC suites.
+      "usa_sec_91",
       "usa_national_parks",
       "usa_advisories",
       "gbr_open_category",
@@ -197,7 +199,13 @@ describe("the rulesets file", () => {
     ])
       expect(ids).toContain(id);
     const pick1 = file.rulesets.filter((r) => r.selection_type === "pick1").map((r) => r.id);
-    expect(pick1).toEqual(["usa_part_107", "usa_sec_44809", "gbr_open_category", "gbr_specific_category"]);
+    expect(pick1).toEqual([
+      "usa_part_107",
+      "usa_sec_44809",
+      "usa_sec_91",
+      "gbr_open_category",
+      "gbr_specific_category",
+    ]);
     for (const ruleset of file.rulesets) {
       expect(ruleset.name && ruleset.short_name && ruleset.description).toBeTruthy();
       for (const rule of ruleset.rules) expect(rule.short_text).toBeTruthy();

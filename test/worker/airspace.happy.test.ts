@@ -143,7 +143,7 @@ describe("GET /airspace/v2/search", () => {
     expect(park.json.data.map((r: any) => r.name)).toEqual(["Yosemite National Park"]);
   });
 
-  it("pages with offset and limit (at most 100), and leaves geometry out with full=false", async () => {
+  it("pages with offset and limit (at most 100), and simplifies geometry (never drops it) with full=false", async () => {
     const geometry = JSON.stringify(FALLON_BOX);
     const all = (await search({ geometry })).json.data as any[];
     expect(all.length).toBeGreaterThan(4);
@@ -153,7 +153,9 @@ describe("GET /airspace/v2/search", () => {
       all.slice(0, 4).map((r) => r.id),
     );
     const bare = await search({ geometry, full: false, limit: 1 });
-    expect(bare.json.data[0].geometry).toBeUndefined();
+    // CONTRACT §11: the Kotlin decoder needs `geometry`; full=false gives the box around it.
+    expect(bare.json.data[0].geometry.type).toBe("Polygon");
+    expect(bare.json.data[0].geometry.coordinates[0]).toHaveLength(5);
     expect(bare.json.data[0].properties).toBeTypeOf("object");
     for (const [query, field] of [
       [{ geometry, limit: 101 }, "limit"],

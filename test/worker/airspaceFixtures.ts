@@ -20,6 +20,7 @@ import openAip from "../fixtures/airspace/openaip_airspace.json?raw";
 import ourAirports from "../fixtures/airspace/ourairports_airports.csv?raw";
 import places from "../fixtures/airspace/sensitive_places.geojson?raw";
 import sfoAirport from "../fixtures/sdk/ksfo-airport.json";
+import laancSuiteAirports from "../fixtures/sdk/laanc-suite-airports.json";
 
 /** The test database as the loaders see it: the same SQL the operator commands run, on the test D1. */
 export const d1Target: Target = {
@@ -133,6 +134,31 @@ export async function loadSfoControlledAirspace(): Promise<void> {
   const { faa, synthetic } = embeddedControlledAirspace(
     [sfoAirport as unknown as AirportWithRunways],
     faaShelves.filter((s) => s.properties.airport_id === "SFO"),
+  );
+  await loadDataset(
+    d1Target,
+    { name: "faa", format: "faa-class-primitives", version: "test", features: faa, facilityMaps: [] },
+    () => {},
+  );
+  await loadDataset(
+    d1Target,
+    { name: "synthetic", format: "generated", version: "test", ...synthetic },
+    () => {},
+  );
+}
+
+/** The airports under the C++ SDK's LAANC suites, by their FAA idents. */
+const LAANC_SUITE_AIRPORTS = ["PHX", "CVG", "RNO", "PBF", "JAC"];
+
+/**
+ * The controlled airspace under the C++ SDK's LAANC suites, as `npm start` loads the embedded
+ * default: the FAA's real Class B/C/D shelves of PHX, CVG, RNO and JAC, Pine Bluff's generated Class
+ * E surface area, and their generated facility maps (airports' positions and runways from OurAirports).
+ */
+export async function loadLaancSuiteAirspace(): Promise<void> {
+  const { faa, synthetic } = embeddedControlledAirspace(
+    laancSuiteAirports as unknown as AirportWithRunways[],
+    faaShelves.filter((s) => LAANC_SUITE_AIRPORTS.includes(String(s.properties.airport_id))),
   );
   await loadDataset(
     d1Target,

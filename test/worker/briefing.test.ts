@@ -29,10 +29,19 @@ const submit = (planId: string) =>
     token: pilot.token,
   });
 const statusOf = (rules: any[], id: number) => rules.find((r) => r.id === id)?.status;
+/** Further coordination takes requests at least 72 hours ahead: plans that need it fly in four days. */
+const IN_FOUR_DAYS = {
+  start_time: new Date(Date.now() + 4 * 86_400_000).toISOString(),
+  end_time: new Date(Date.now() + 4 * 86_400_000 + 3_600_000).toISOString(),
+};
 
 describe("GET /flight/v2/plan/{id}/briefing", () => {
   it("briefs a plan over the Fallon cells: color, advisories, rule statuses, validations, expected authorization", async () => {
-    const plan = await fallonPlan({ geometry: FALLON_TWO_CELLS_AREA, max_altitude_agl: 300 * FT });
+    const plan = await fallonPlan({
+      geometry: FALLON_TWO_CELLS_AREA,
+      max_altitude_agl: 300 * FT,
+      ...IN_FOUR_DAYS,
+    });
     const res = await briefingOf(plan.id);
     expect(res.status).toBe(200);
     const briefing = res.json.data;
@@ -50,8 +59,17 @@ describe("GET /flight/v2/plan/{id}/briefing", () => {
     expect(statusOf(rules, 10708)).toBe("missing_info");
     expect(statusOf(rules, 10711)).toBe("not_conflicting");
     expect(statusOf(rules, 10714)).toBe("informational");
-    // Above the lowest cell (200 ft): LAANC would send it to further coordination.
-    expect(statusOf(rules, 10710)).toBe("missing_info");
+    // Above the lowest cell (200 ft): LAANC would send it to further coordination, and until then
+    // the authorization is still required.
+    expect(statusOf(rules, 10710)).toBe("conflicting");
+    expect(
+      rules
+        .find((r: any) => r.id === 10710)
+        .flight_features.map((f: any) => [f.flight_feature, f.code, f.status]),
+    ).toEqual([
+      ["flight_authorized", "laanc_authorization_required", "conflicting"],
+      ["flight_max_altitude_agl", "further_coordination", "missing_info"],
+    ]);
     expect(rules[0]).toEqual({
       id: 10701,
       short_text: "Stay at or below 400 ft (121.9 m) above ground level",
@@ -60,7 +78,8 @@ describe("GET /flight/v2/plan/{id}/briefing", () => {
       display_order: 1,
       flight_features: [
         expect.objectContaining({
-          code: "flight_max_altitude_agl",
+          flight_feature: "flight_max_altitude_agl",
+          code: "within_limit",
           status: "not_conflicting",
           is_calculated: true,
         }),
@@ -163,7 +182,11 @@ describe("LAANC on submit (CONTRACT §7)", () => {
   });
 
   it("lets the lowest cell decide: above it, pending under Part 107 and rejected for recreational flyers", async () => {
-    const professional = await fallonPlan({ geometry: FALLON_TWO_CELLS_AREA, max_altitude_agl: 300 * FT });
+    const professional = await fallonPlan({
+      geometry: FALLON_TWO_CELLS_AREA,
+      max_altitude_agl: 300 * FT,
+      ...IN_FOUR_DAYS,
+    });
     await submit(professional.id);
     expect((await briefingOf(professional.id)).json.data.authorizations[0].status).toBe("pending");
     const recreational = await fallonPlan({
@@ -241,7 +264,11 @@ describe("GET /flight/v2/plan/batch/authorizations", () => {
   it("answers each of the pilot's plans in the order asked: stored once submitted, expected before", async () => {
     const submitted = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 60 });
     await submit(submitted.id);
-    const planned = await fallonPlan({ geometry: FALLON_TWO_CELLS_AREA, max_altitude_agl: 300 * FT });
+    const planned = await fallonPlan({
+      geometry: FALLON_TWO_CELLS_AREA,
+      max_altitude_agl: 300 * FT,
+      ...IN_FOUR_DAYS,
+    });
     const outside = await createPlan(account, pilot.token, { rulesets: ["usa_part_107"] });
     const res = await batch([planned.id, submitted.id, outside.id]);
     expect(res.status).toBe(200);

@@ -204,12 +204,26 @@ describe("flight plans: sanity checks", () => {
 
   const inKnoxville = { takeoff_latitude: 35.965, takeoff_longitude: -83.915 };
 
-  it("refuses a take-off point more than 5 km outside the area", async () => {
-    const res = await planned({ takeoff_latitude: 34.2 });
-    expectProblem(
-      res,
-      "takeoff_latitude",
-      /lies 20(\.\d)? km outside the flight area; it must be within 5 km/,
+  it("accepts a far take-off point and reports it in the briefing's validations (CONTRACT §4)", async () => {
+    const account = await createAccount();
+    const { token } = await tokenFor(account, "far-away");
+    const res = await call("/flight/v2/plan", {
+      method: "POST",
+      apiKey: account.apiKey,
+      token,
+      body: planBody({ takeoff_latitude: 34.2 }),
+    });
+    expect(res.status, res.text).toBe(200);
+    const briefing = await call(`/flight/v2/plan/${encodeURIComponent(res.json.data.id)}/briefing`, {
+      apiKey: account.apiKey,
+      token,
+    });
+    expect(briefing.json.data.validations).toContainEqual(
+      expect.objectContaining({
+        status: "invalid",
+        feature: expect.objectContaining({ code: "takeoff_position" }),
+        message: expect.stringMatching(/lies 20(\.\d)? km outside the flight area/),
+      }),
     );
   });
 
@@ -220,23 +234,6 @@ describe("flight plans: sanity checks", () => {
       "geometry",
       /look like \[latitude, longitude\]: as sent, the area lies 1[0-9],[0-9]{3}(\.[0-9])? km/,
     );
-  });
-
-  it("names an area on the other side of the Earth from its take-off point", async () => {
-    const perth = {
-      type: "Polygon",
-      coordinates: [
-        [
-          [115.85, -31.96],
-          [115.86, -31.96],
-          [115.86, -31.95],
-          [115.85, -31.95],
-          [115.85, -31.96],
-        ],
-      ],
-    };
-    const res = await planned({ ...inKnoxville, geometry: perth });
-    expectProblem(res, "geometry", /on the other side of the Earth from the take-off point/);
   });
 
   it("refuses start and end times more than a year ahead", async () => {
@@ -250,7 +247,7 @@ describe("flight plans: sanity checks", () => {
     expectProblem(end, "end_time", /is more than a year ahead/);
   });
 
-  it("checks a change as the whole plan it makes", async () => {
+  it("checks a change as the whole plan it makes: a swapped area stays a 400", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "mover");
     const plan = await createPlan(account, token);
@@ -260,6 +257,14 @@ describe("flight plans: sanity checks", () => {
       token,
       body: { geometry: knoxville },
     });
-    expectProblem(res, "takeoff_latitude", /outside the flight area/);
+    // Moved to the other side of the country: accepted, and reported by the briefing.
+    expect(res.status, res.text).toBe(200);
+    const swappedMove = await call(`/flight/v2/plan/${plan.id}`, {
+      method: "PATCH",
+      apiKey: account.apiKey,
+      token,
+      body: { geometry: swapped(knoxville), takeoff_latitude: 35.965, takeoff_longitude: -83.915 },
+    });
+    expectProblem(swappedMove, "geometry", /look like \[latitude, longitude\]/);
   });
 });

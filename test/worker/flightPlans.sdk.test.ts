@@ -120,33 +120,24 @@ describe("DELETE /flight/v2/plan/{id}", () => {
     expect((await remove(plan.id)).status).toBe(404);
   });
 
-  it("takes the flight of a submitted plan with it while the flight has not started", async () => {
-    const plan = await createPlan(account, pilot.token);
-    const flightId = (await submit(plan.id)).json.data.flight_id;
+  it("keeps the flight of a submitted plan, planned or started (CONTRACT §4: the SDKs end or delete it next)", async () => {
     const count = () =>
       env.DB.prepare("SELECT flight_count AS n FROM pilots WHERE id = ?").bind(pilot.pilotId).first("n");
-    const before = (await count()) as number;
-    const res = await remove(plan.id);
-    expect(res.status, res.text).toBe(200);
-    expect((await flightOf(flightId)).status).toBe(404);
-    expect(await count()).toBe(before - 1);
-  });
-
-  it("refuses (409) once the plan's flight has started, and keeps both", async () => {
-    const plan = await createPlan(account, pilot.token, {
-      start_time: "now",
-      end_time: iso(Date.now() + hour),
-    });
-    const flightId = (await submit(plan.id)).json.data.flight_id;
-    const res = await remove(plan.id);
-    expect(res.status).toBe(409);
-    expect(res.json.data.message).toMatch(/started/);
-    expect((await flightOf(flightId)).status).toBe(200);
-    const byFlight = await call(`/flight/v2/${encodeURIComponent(flightId)}/plan`, {
-      apiKey: account.apiKey,
-      token: pilot.token,
-    });
-    expect(byFlight.json.data.id).toBe(plan.id);
+    for (const times of [{}, { start_time: "now", end_time: iso(Date.now() + hour) }]) {
+      const plan = await createPlan(account, pilot.token, times);
+      const flightId = (await submit(plan.id)).json.data.flight_id;
+      const before = (await count()) as number;
+      const res = await remove(plan.id);
+      expect(res.status, res.text).toBe(200);
+      expect(res.json.data).toEqual({ id: plan.id });
+      expect((await flightOf(flightId)).status).toBe(200);
+      expect(await count()).toBe(before);
+      const byFlight = await call(`/flight/v2/${encodeURIComponent(flightId)}/plan`, {
+        apiKey: account.apiKey,
+        token: pilot.token,
+      });
+      expect(byFlight.status).toBe(404);
+    }
   });
 
   it("deletes a submitted plan whose flight was deleted before", async () => {

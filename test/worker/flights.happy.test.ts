@@ -172,28 +172,32 @@ describe("listing flights", () => {
 });
 
 describe("flight lifecycle", () => {
-  it("ends an active flight once, and refuses a planned or ended one (409)", async () => {
+  it("ends an active flight now, a planned one before it flies, and answers an ended one as it ended (CONTRACT §4)", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "ender");
     const now = Date.now();
+    const end = (id: string) =>
+      call(`/flight/v2/${id}/end`, { method: "POST", apiKey: account.apiKey, token });
     const active = await flightAt(account, token, { start_time: iso(now - hour), end_time: iso(now + hour) });
-    const ended = await call(`/flight/v2/${active.id}/end`, {
-      method: "POST",
-      apiKey: account.apiKey,
-      token,
-    });
+    const ended = await end(active.id);
     expect(ended.status).toBe(200);
     expect(Date.parse(ended.json.data.end_time)).toBeLessThanOrEqual(Date.now());
-    const again = await call(`/flight/v2/${active.id}/end`, {
-      method: "POST",
-      apiKey: account.apiKey,
-      token,
-    });
-    expect(again.status).toBe(409);
+    // Ending again keeps the recorded end.
+    const again = await end(active.id);
+    expect(again.status).toBe(200);
+    expect(again.json.data.end_time).toBe(ended.json.data.end_time);
+    // A planned flight never flies: it is ended at once.
     const planned = await flightAt(account, token, { start_time: iso(now + hour) });
-    expect(
-      (await call(`/flight/v2/${planned.id}/end`, { method: "POST", apiKey: account.apiKey, token })).status,
-    ).toBe(409);
+    const cancelled = await end(planned.id);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json.data.start_time).toBe(cancelled.json.data.end_time);
+    expect(Date.parse(cancelled.json.data.end_time)).toBeLessThanOrEqual(Date.now());
+    expect((await end(planned.id)).json.data.end_time).toBe(cancelled.json.data.end_time);
+    // `simulate-scenario` ends its flight just after end_time: fine, unchanged.
+    const finished = await flightAt(account, token, { start_time: iso(now - hour), end_time: iso(now - 5) });
+    const late = await end(finished.id);
+    expect(late.status).toBe(200);
+    expect(late.json.data.end_time).toBe(iso(now - 5));
   });
 
   it("closes the flight's telemetry session when it ends", async () => {
@@ -239,7 +243,7 @@ describe("flight lifecycle", () => {
     expect(await env.DB.prepare(open).bind(planned.id).first("n")).toBe(0);
   });
 
-  it("deletes only before the start, then the flight is gone everywhere", async () => {
+  it("deletes a planned or ended flight, then it is gone everywhere; an active one is 409", async () => {
     const account = await createAccount();
     const { token } = await tokenFor(account, "deleter");
     const now = Date.now();
@@ -260,9 +264,14 @@ describe("flight lifecycle", () => {
     expect(list.json.data.results).toHaveLength(0);
     expect(list.json.data.paging.total).toBe(0);
     const started = await flightAt(account, token, { start_time: iso(now - hour) });
-    expect(
-      (await call(`/flight/v2/${started.id}/delete`, { method: "POST", apiKey: account.apiKey, token }))
-        .status,
-    ).toBe(409);
+    const remove = (id: string) =>
+      call(`/flight/v2/${id}/delete`, { method: "POST", apiKey: account.apiKey, token });
+    const refused = await remove(started.id);
+    expect(refused.status).toBe(409);
+    expect(refused.json.data.message).toMatch(/end it first/);
+    // Ended, it goes (it leaves the pilot's history).
+    await call(`/flight/v2/${started.id}/end`, { method: "POST", apiKey: account.apiKey, token });
+    expect((await remove(started.id)).status).toBe(200);
+    expect((await call(`/flight/v2/${started.id}`, { apiKey: account.apiKey, token })).status).toBe(404);
   });
 });

@@ -2,10 +2,12 @@ import { env } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../schema";
+import { flightState } from "../../worker/domain/flightState";
 import { bboxOf, type Polygon, type Position } from "../../worker/domain/geojson";
 import {
-  deletePlannedFlight,
-  deleteSubmittedPlan,
+  deleteInactiveFlight,
+  deletePlan,
+  endFlight,
   type FlightCursor,
   type FlightFilter,
   type FlightRow,
@@ -253,7 +255,7 @@ describe("submitPlan", () => {
 });
 
 describe("deleting", () => {
-  it("deletes a flight only before its start, counting it down once when deletes race", async () => {
+  it("deletes a planned or ended flight, never an active one, counting it down once when deletes race", async () => {
     const owner = await newOwner();
     const now = Date.now();
     const planned = await insertFlight(
@@ -261,19 +263,38 @@ describe("deleting", () => {
       flightRow(owner, { startTime: now + hour, endTime: now + 2 * hour }),
     );
     const started = await insertFlight(db, flightRow(owner, { startTime: now - hour, endTime: now + hour }));
-    expect(await flightCount(owner.pilotId)).toBe(2);
+    const ended = await insertFlight(
+      db,
+      flightRow(owner, { startTime: now - 2 * hour, endTime: now - hour }),
+    );
+    expect(await flightCount(owner.pilotId)).toBe(3);
     const results = await Promise.all([
-      deletePlannedFlight(db, planned, now),
-      deletePlannedFlight(db, planned, now),
+      deleteInactiveFlight(db, planned, now),
+      deleteInactiveFlight(db, planned, now),
     ]);
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await findFlight(db, owner.accountId, planned.id)).toBeNull();
-    expect(await deletePlannedFlight(db, started, now)).toBe(false);
+    expect(await deleteInactiveFlight(db, started, now)).toBe(false);
     expect(await findFlight(db, owner.accountId, started.id)).not.toBeNull();
+    expect(await deleteInactiveFlight(db, ended, now)).toBe(true);
     expect(await flightCount(owner.pilotId)).toBe(1);
   });
 
-  it("deletes a submitted plan with its flight before the start, and keeps both once it started", async () => {
+  it("ends a planned flight at once: it never flies, and is then ended, not active", async () => {
+    const owner = await newOwner();
+    const now = Date.now();
+    const planned = await insertFlight(
+      db,
+      flightRow(owner, { startTime: now + hour, endTime: now + 2 * hour }),
+    );
+    const ended = await endFlight(db, planned.id, now);
+    expect(ended).toMatchObject({ startTime: now, endTime: now });
+    expect(flightState(ended!, now)).toBe("ended");
+    expect(await endFlight(db, planned.id, now + 5)).toBeNull();
+    expect(await deleteInactiveFlight(db, ended!, now)).toBe(true);
+  });
+
+  it("deletes a submitted plan and keeps its flight (CONTRACT §4)", async () => {
     const owner = await newOwner();
     const now = Date.now();
     const area = squareAt(-118.49, 34.01);
@@ -306,13 +327,10 @@ describe("deleting", () => {
       return { plan, flightId: flight!.id };
     };
     const soon = await submitted(now + hour);
-    expect(await deleteSubmittedPlan(db, { ...soon.plan, flightId: soon.flightId }, now)).toBe(true);
+    expect(await deletePlan(db, soon.plan.id)).toBe(true);
     expect(await findPlan(db, owner.accountId, soon.plan.id)).toBeNull();
-    expect(await findFlight(db, owner.accountId, soon.flightId)).toBeNull();
-    const flying = await submitted(now - 60_000);
-    expect(await deleteSubmittedPlan(db, { ...flying.plan, flightId: flying.flightId }, now)).toBe(false);
-    expect(await findPlan(db, owner.accountId, flying.plan.id)).not.toBeNull();
-    expect(await findFlight(db, owner.accountId, flying.flightId)).not.toBeNull();
+    expect(await findFlight(db, owner.accountId, soon.flightId)).not.toBeNull();
+    expect(await deletePlan(db, soon.plan.id)).toBe(false);
     expect(await flightCount(owner.pilotId)).toBe(1);
   });
 });

@@ -28,6 +28,7 @@ describe("POST /rules/v1/", () => {
     expect(rulesets.map((r) => [r.id, r.selection_type, r.default])).toEqual([
       ["usa_part_107", "pick1", true],
       ["usa_sec_44809", "pick1", false],
+      ["usa_sec_91", "pick1", false],
       ["usa_national_parks", "required", true],
       ["usa_advisories", "optional", true],
     ]);
@@ -59,8 +60,9 @@ describe("POST /rules/v1/", () => {
         is_calculated: false,
       }),
     );
-    // The LAANC rule names the altitude LAANC decides by, so a client knows to ask for it.
+    // The LAANC rule names whether an authorization is held, and the altitude LAANC decides by.
     expect(part107.rules.find((r: any) => r.id === 10710).flight_features.map((f: any) => f.code)).toEqual([
+      "flight_authorized",
       "flight_max_altitude_agl",
     ]);
     expect(part107.flight_features).toContainEqual(
@@ -79,7 +81,7 @@ describe("POST /rules/v1/", () => {
     expect(part107.rules.map((r: any) => r.display_order)).toEqual(
       part107.rules.map((_: any, i: number) => i + 1),
     );
-    expect(rulesets[3].flight_features).toEqual([]);
+    expect(rulesets[4].flight_features).toEqual([]);
   });
 
   it("gives the UK's rulesets in the UK, and none where no jurisdiction is loaded", async () => {
@@ -112,7 +114,7 @@ describe("GET /rules/v1/{ruleset_id} and GET /rules/v1/rule?rulesets=", () => {
     const all = await listed();
     const res = await call("/rules/v1/rule?rulesets=usa_advisories,usa_part_107", { apiKey: account.apiKey });
     expect(res.status).toBe(200);
-    expect(res.json.data).toEqual([all[0], all[3]]);
+    expect(res.json.data).toEqual([all[0], all[4]]);
     const encoded = await call("/rules/v1/rule?rulesets=usa_part_107%2Cusa_advisories", {
       apiKey: account.apiKey,
     });
@@ -125,8 +127,8 @@ describe("POST /rules/v1/evaluation", () => {
     call("/rules/v1/evaluation", { method: "POST", apiKey: account.apiKey, body });
   const rule = (evaluation: any, id: number) =>
     evaluation.rulesets.flatMap((r: any) => r.rules).find((r: any) => r.id === id);
-  const feature = (evaluation: any, ruleId: number, code: string) =>
-    rule(evaluation, ruleId).flight_features.find((f: any) => f.code === code);
+  const feature = (evaluation: any, ruleId: number, name: string) =>
+    rule(evaluation, ruleId).flight_features.find((f: any) => f.flight_feature === name);
 
   it("evaluates as the C++ SDK sends it: rulesets as a comma string, doubles with .0", async () => {
     const body = `{"geometry":${JSON.stringify(FALLON_CELL_AREA)},"rulesets":"usa_part_107,usa_advisories","flight_features":{"flight_max_altitude_agl":100.0,"uav_weight":1.0,"pilot_remote_certificate":true}}`;
@@ -157,7 +159,13 @@ describe("POST /rules/v1/evaluation", () => {
         description: expect.stringMatching(/KNFL/),
       },
     ]);
-    expect(rule(evaluation, 10710).status).toBe("not_conflicting");
+    // Authorized only once submitted: until then the authorization is required (CONTRACT §11).
+    expect(feature(evaluation, 10710, "flight_authorized")).toMatchObject({
+      status: "conflicting",
+      code: "laanc_authorization_required",
+    });
+    expect(feature(evaluation, 10710, "flight_max_altitude_agl").code).toBe("within_facility_map_ceiling");
+    expect(rule(evaluation, 10710).status).toBe("conflicting");
     expect(evaluation).toMatchObject({ color: "orange", airspace: { color: "orange" } });
     expect(evaluation.airspace.advisories.map((a: any) => a.name)).toContain("FALLON CLASS D");
     // No pilot to check for an area: the validations are unknown, and say so in `failures`.
@@ -199,11 +207,37 @@ describe("POST /rules/v1/evaluation", () => {
       await evaluate({
         geometry: FALLON_TWO_CELLS_AREA,
         rulesets: "usa_part_107",
+        // Further coordination takes requests 72 hours ahead at the earliest (1 pm in Fallon).
+        start: new Date(Math.ceil(Date.now() / 86_400_000 + 4) * 86_400_000 + 20 * 3_600_000).toISOString(),
         flight_features: { flight_max_altitude_agl: 91.44, flight_at_night: "false" },
       })
     ).json.data;
     expect(coordinated.authorizations.map((a: any) => a.status)).toEqual(["pending"]);
-    expect(rule(coordinated, 10710).status).toBe("missing_info");
+    expect(feature(coordinated, 10710, "flight_max_altitude_agl")).toMatchObject({
+      status: "missing_info",
+      code: "further_coordination",
+    });
+    // Not submitted: the authorization is still to be obtained.
+    expect(feature(coordinated, 10710, "flight_authorized")).toMatchObject({
+      status: "conflicting",
+      code: "laanc_authorization_required",
+      value: null,
+    });
+    expect(rule(coordinated, 10710).status).toBe("conflicting");
+    // An authorization the pilot already holds satisfies the rule.
+    const held = (
+      await evaluate({
+        geometry: FALLON_TWO_CELLS_AREA,
+        rulesets: "usa_part_107",
+        flight_features: { flight_max_altitude_agl: 91.44, flight_authorized: true },
+      })
+    ).json.data;
+    expect(feature(held, 10710, "flight_authorized")).toMatchObject({
+      status: "not_conflicting",
+      code: "authorization_held",
+      value: true,
+    });
+    expect(rule(held, 10710).status).toBe("not_conflicting");
     expect(rule(coordinated, 10706).status).toBe("not_conflicting");
     // …and refused for recreational flyers.
     const recreational = (
@@ -226,8 +260,9 @@ describe("POST /rules/v1/evaluation", () => {
     // `when` features are asked first: over people? at night?
     expect(rule(evaluation, 10705).status).toBe("missing_info");
     expect(feature(evaluation, 10706, "flight_at_night").status).toBe("missing_info");
-    expect(rule(evaluation, 10710).status).toBe("missing_info");
     expect(feature(evaluation, 10710, "flight_max_altitude_agl").status).toBe("missing_info");
+    expect(feature(evaluation, 10710, "flight_authorized").code).toBe("laanc_authorization_required");
+    expect(rule(evaluation, 10710).status).toBe("conflicting");
     // Undecided, never absent: a client must not read "no authorization needed".
     expect(evaluation.authorizations).toEqual([
       expect.objectContaining({
@@ -284,7 +319,9 @@ describe("GET /rules/v1/{flight_plan_id}/evaluation", () => {
       "missing_info",
     ]);
     expect(rules[0].flight_features[0]).toMatchObject({
-      code: "flight_max_altitude_agl",
+      flight_feature: "flight_max_altitude_agl",
+      code: "above_limit",
+      value: 150,
       is_calculated: true,
     });
     expect(res.json.data.authorizations.map((a: any) => a.status)).toEqual(["rejected_upon_submission"]);
@@ -297,5 +334,15 @@ describe("GET /rules/v1/{flight_plan_id}/evaluation", () => {
       apiKey: account.apiKey,
     });
     expect(encoded.json.data).toEqual(res.json.data);
+  });
+
+  it("with a pilot's token, evaluates only that pilot's plan: 403 for another pilot's, even with the owner's API key", async () => {
+    const plan = await createPlan(account, pilot.token, { geometry: FALLON_CELL_AREA });
+    const url = `/rules/v1/${encodeURIComponent(plan.id)}/evaluation`;
+    expect((await call(url, { apiKey: account.apiKey, token: pilot.token })).status).toBe(200);
+    const other = await tokenFor(account, "someone-else-evaluating");
+    const refused = await call(url, { apiKey: account.apiKey, token: other.token });
+    expect(refused.status).toBe(403);
+    expect(refused.json.status).toBe("fail");
   });
 });

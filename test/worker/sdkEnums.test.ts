@@ -130,7 +130,12 @@ beforeAll(async () => {
       max_altitude_agl: 60,
       ...overrides,
     });
-  const busy = await sfoPlan({ rulesets: [] });
+  // Four days ahead: further coordination takes requests 72 hours before the flight at the earliest.
+  const busy = await sfoPlan({
+    rulesets: [],
+    start_time: new Date(Date.now() + 96 * 3_600_000).toISOString(),
+    end_time: new Date(Date.now() + 97 * 3_600_000).toISOString(),
+  });
   const recreational = await sfoPlan({ rulesets: ["usa_sec_44809"] });
   const east = await sfoPlan({ geometry: SFO_EAST, takeoff_longitude: -122.276, rulesets: ["usa_part_107"] });
   const submitted = await sfoPlan({

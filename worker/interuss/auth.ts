@@ -113,10 +113,11 @@ function refuse(c: Context, status: 401 | 403, message: string) {
 }
 
 /**
- * Middleware for one endpoint: a valid bearer token carrying `scope`. The principal is kept as
- * `interussClient` (its `sub`) for the handlers.
+ * Middleware for one endpoint: a valid bearer token carrying `scope`, or one of the `alternatives`
+ * the interface also allows for it.
  */
-export function requireScope(scope: string): MiddlewareHandler<AppEnv> {
+export function requireScope(scope: string, ...alternatives: string[]): MiddlewareHandler<AppEnv> {
+  const accepted = [scope, ...alternatives];
   return async (c, next) => {
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -127,7 +128,8 @@ export function requireScope(scope: string): MiddlewareHandler<AppEnv> {
       audiences: audiencesFor(c.env, c.req.url),
     });
     if (!result.ok) return refuse(c, 401, result.reason);
-    if (!result.principal.scopes.has(scope)) return refuse(c, 403, `token lacks the scope ${scope}`);
+    if (!accepted.some((s) => result.principal.scopes.has(s)))
+      return refuse(c, 403, `token lacks the scope ${accepted.join(" or ")}`);
     await next();
   };
 }

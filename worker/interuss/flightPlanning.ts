@@ -1,10 +1,11 @@
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
+import { flightAuthorisationProblems } from "../domain/uspaceAuthorisation";
 import type { Db } from "../env";
 import { newId } from "../lib/ids";
 import { isObject } from "../lib/json";
 import { areaSizeError } from "../services/airspace";
 import { createPlanFlight } from "../services/flightCreation";
-import { deleteSubmittedPlan, endFlight, findFlight, insertPlan } from "../store/flights";
+import { deleteInactiveFlight, deletePlan, endFlight, findFlight, insertPlan } from "../store/flights";
 import { ensurePilot } from "../store/pilots";
 import { assessVolume, type Finding } from "./assessment";
 import { deletePlanLink, findPlanLink, type PlanLink, planLinksIn, putPlanLink } from "./store";
@@ -72,6 +73,8 @@ interface UpsertRequest {
   volumes: Volume[];
   style: "Hypothetical" | "IfAllowed" | "InReality";
   requestId: string;
+  /** What is wrong with its U-space flight authorisation data (none when valid or not given). */
+  authorisationProblems: string[];
 }
 
 function upsertRequestOf(body: unknown): UpsertRequest {
@@ -91,7 +94,11 @@ function upsertRequestOf(body: unknown): UpsertRequest {
     throw new InvalidInput("flight_plan.basic_information.uas_state", "required (a string)");
   const area = info.area ?? [];
   if (!Array.isArray(area)) throw new InvalidInput("flight_plan.basic_information.area", "must be an array");
+  const authorisation = plan.uspace_flight_authorisation;
+  if (authorisation !== undefined && !isObject(authorisation))
+    throw new InvalidInput("flight_plan.uspace_flight_authorisation", "must be an object");
   return {
+    authorisationProblems: authorisation === undefined ? [] : flightAuthorisationProblems(authorisation),
     usageState: usage,
     uasState: info.uas_state,
     volumes: area.map((v, i) => volume4d(v, `flight_plan.basic_information.area.${i}`)),
@@ -160,6 +167,8 @@ export async function upsertFlightPlan(
   });
   if (request.volumes.length === 0)
     return rejected("The flight plan has no area: this service plans flights by their area");
+  if (request.authorisationProblems.length > 0)
+    return rejected(`Invalid U-space flight authorisation data: ${request.authorisationProblems.join("; ")}`);
   const area = planArea(request.volumes);
   if (areaSizeError(area))
     return rejected("The flight plan's area spans more than 1° of latitude or longitude");
@@ -244,9 +253,10 @@ async function closeLinked(db: Db, link: PlanLink, now: number): Promise<void> {
   if (!link.flightId || !link.planId) return;
   const flight = await findFlight(db, INTERUSS_ACCOUNT.id, link.flightId);
   if (!flight) return;
-  if (flight.startTime > now)
-    await deleteSubmittedPlan(db, { id: link.planId, pilotId: flight.pilotId, flightId: flight.id }, now);
-  else if (flight.endTime >= now) await endFlight(db, flight.id, now);
+  if (flight.startTime > now) {
+    await deleteInactiveFlight(db, flight, now);
+    await deletePlan(db, link.planId);
+  } else if (flight.endTime >= now) await endFlight(db, flight.id, now);
 }
 
 export interface DeleteResponse {
@@ -297,14 +307,23 @@ export async function clearArea(
  * sends no such notices (no conflict alerts without strategic deconfliction), so the list is empty
  * for any valid window.
  */
-export function userNotifications(after: string | undefined, before: string | undefined) {
-  if (after === undefined || !Number.isFinite(Date.parse(after)))
-    throw new InvalidInput("after", "required (an RFC 3339 time)");
-  if (before !== undefined) {
-    const end = Date.parse(before);
-    if (!Number.isFinite(end)) throw new InvalidInput("before", "must be an RFC 3339 time");
-    if (end < Date.parse(after)) throw new InvalidInput("before", "must be after `after`");
-  }
+export function userNotifications(after: string | undefined, before: string | undefined, now: number) {
+  notificationWindow(after, before, now);
   // None are raised yet (see above): an empty list of the interface's UserNotification.
   return { user_notifications: [] as never[] };
+}
+
+/** The `after` and `before` of a user_notifications query (ms); `before` defaults to now. */
+export function notificationWindow(
+  after: string | undefined,
+  before: string | undefined,
+  now: number,
+): { after: number; before: number } {
+  const start = after === undefined ? Number.NaN : Date.parse(after);
+  if (!Number.isFinite(start)) throw new InvalidInput("after", "required (an RFC 3339 time)");
+  if (before === undefined) return { after: start, before: now };
+  const end = Date.parse(before);
+  if (!Number.isFinite(end)) throw new InvalidInput("before", "must be an RFC 3339 time");
+  if (end < start) throw new InvalidInput("before", "must be after `after`");
+  return { after: start, before: end };
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../env";
@@ -11,6 +12,25 @@ import { jsonBody } from "../lib/openapi";
  * the interfaces' `{"message"}` with the status, not JSend (an exception to CONTRACT §1).
  */
 export const InterussError = z.object({ message: z.string() }).openapi("InterussError");
+
+/**
+ * The service-wide answers that come before these interfaces' own handlers (unknown route, 405,
+ * 415, body limits) are written as JSend; under `/interuss/` and `/rid/` they go out as the
+ * interfaces' `{"message"}` instead, with the same status and headers.
+ */
+export const standardsErrorBodies = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  if (c.res.status < 400 || !c.res.headers.get("content-type")?.includes("application/json")) return;
+  const body = (await c.res.clone().json()) as {
+    status?: unknown;
+    data?: { message?: unknown };
+    message?: unknown;
+  };
+  if (body.status !== "fail" && body.status !== "error") return;
+  const message = typeof body.data?.message === "string" ? body.data.message : String(body.message ?? "");
+  const headers = new Headers(c.res.headers);
+  c.res = new Response(JSON.stringify({ message }), { status: c.res.status, headers });
+});
 
 export const errorResponse = (description: string) => ({
   content: { "application/json": { schema: InterussError } },

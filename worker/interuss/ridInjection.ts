@@ -9,9 +9,11 @@ import {
   type TestRegistration,
   testRegistration,
 } from "../rid/injection";
+import { operatorNotifications } from "../rid/operatorNotifications";
 import { createDirectFlight } from "../services/flightCreation";
 import { registerIsa, removeIsa } from "../services/ridDss";
-import { deletePlannedFlight, endFlight, findFlight } from "../store/flights";
+import { deleteInactiveFlight, endFlight, findFlight } from "../store/flights";
+import { deleteOperatorNotifications, insertOperatorNotifications } from "../store/ridNotifications";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
 import { INTERUSS_ACCOUNT, virtualPilot } from "./flightPlanning";
 import { InvalidInput } from "./volumes";
@@ -125,6 +127,7 @@ export async function createTest(
     throw err;
   }
   await registry.keepRemoteId(JSON.stringify(claim));
+  await insertOperatorNotifications(db, testId, operatorNotifications(parsed.value));
   return { injected_flights: claim.injected, version };
 }
 
@@ -140,6 +143,7 @@ export async function deleteTest(
   if (!registration || registration.version !== version)
     throw new TestNotFound(`No test ${testId} at version ${version}`);
   await removeFlights(db, env, registration, now);
+  await deleteOperatorNotifications(db, testId);
   if (registration.isa) await removeIsa(env, registration.isa);
   await registry.erase();
   return { injected_flights: registration.injected };
@@ -154,7 +158,7 @@ async function removeFlights(
 ): Promise<void> {
   for (const { flightId } of registration.flights) {
     const flight = await findFlight(db, INTERUSS_ACCOUNT.id, flightId);
-    if (flight && flight.startTime > now) await deletePlannedFlight(db, flight, now);
+    if (flight && flight.startTime > now) await deleteInactiveFlight(db, flight, now);
     else if (flight && flight.endTime >= now) await endFlight(db, flightId, now);
     await telemetryOf(env, flightId).erase();
   }

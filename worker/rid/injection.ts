@@ -52,7 +52,7 @@ const isNumber = (v: unknown): v is number => typeof v === "number" && Number.is
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 /** A time of the interface: an RFC 3339 string (v0.x) or F3411-22a's `{value, format}`. */
-function timeOf(value: unknown): number | undefined {
+export function timeOf(value: unknown): number | undefined {
   const text = isObject(value) ? value.value : value;
   return typeof text === "string" ? parseTime(text) : undefined;
 }
@@ -86,7 +86,7 @@ function parseFlight(flight: unknown, at: string, now: number): InjectedFlight |
   if (typeof injectionId !== "string" || injectionId === "") return fail(".injection_id", "required string");
   // F3411-19's VTOL is F3411-22a's HybridLift (the interface keeps both).
   const type = flight.aircraft_type === "VTOL" ? "HybridLift" : flight.aircraft_type;
-  const aircraftType = type === undefined ? "NotDeclared" : oneOf(UA_TYPES, type);
+  const aircraftType = type === undefined || type === null ? "NotDeclared" : oneOf(UA_TYPES, type);
   if (!aircraftType) return fail(".aircraft_type", `one of ${UA_TYPES.join(", ")}`);
   const telemetry = flight.telemetry;
   if (!Array.isArray(telemetry) || telemetry.length === 0 || telemetry.length > MAX_STATES_PER_FLIGHT)
@@ -120,15 +120,20 @@ function parseFlight(flight: unknown, at: string, now: number): InjectedFlight |
 
 type ParsedState = { state: InjectedState } | { problem: Problem };
 
-function parseState(value: unknown, at: string): ParsedState {
+const withoutNulls = (object: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(object).filter(([, v]) => v !== null));
+
+function parseState(raw: unknown, at: string): ParsedState {
   const refuse = (field: string, message: string): ParsedState => ({
     problem: { field: `${at}${field}`, message },
   });
-  if (!isObject(value)) return refuse("", "must be a RIDAircraftState object");
+  if (!isObject(raw)) return refuse("", "must be a RIDAircraftState object");
+  // Optional fields sent as null are absent (SpOperatorNotifyMissingFields sends them so on purpose).
+  const value = withoutNulls(raw);
   const timestamp = timeOf(value.timestamp);
   if (timestamp === undefined) return refuse(".timestamp", "required RFC 3339 time with an offset or Z");
-  const position = value.position;
-  if (!isObject(position)) return refuse(".position", "required RIDAircraftPosition");
+  if (!isObject(value.position)) return refuse(".position", "required RIDAircraftPosition");
+  const position = withoutNulls(value.position);
   const { lat, lng, alt } = position;
   if (!isNumber(lat) || lat < -90 || lat > 90) return refuse(".position.lat", "required, from -90 to 90");
   if (!isNumber(lng) || lng < -180 || lng > 180) return refuse(".position.lng", "required, from -180 to 180");

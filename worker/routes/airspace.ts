@@ -26,7 +26,9 @@ const MAX_RECORDS = 100;
 const searchFields = (geometry: z.ZodType) =>
   z.object({
     geometry,
-    full: flag.optional().openapi({ description: "false leaves `geometry` out (default true)" }),
+    full: flag
+      .optional()
+      .openapi({ description: "false simplifies `geometry` to its bounding box (default true)" }),
     types: typeList("Only these types").optional(),
     ignored_types: typeList("Leave out these types").optional(),
     buffer: bufferField(0),

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter, validationError } from "../app";
 import { planView } from "../domain/flightViews";
-import { ApiError, badRequest, conflict } from "../lib/errors";
+import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
 import { ownPlan } from "../middleware/ownFlight";
@@ -109,8 +109,7 @@ const deletePlan = createRoute({
   method: "delete",
   path: "/flight/v2/plan/{plan_id}",
   tags: ["Flight plans"],
-  summary:
-    "Delete a plan; a submitted plan goes with its flight while that has not started (409 once it has)",
+  summary: "Delete a plan; a submitted plan's flight stays (end or delete it through /flight/v2)",
   security: securityWithToken,
   middleware: [requireToken, ownPlan] as const,
   request: { params: planParams },
@@ -145,11 +144,7 @@ export const flightPlanRoutes = createRouter()
   })
   .openapi(deletePlan, async (c) => {
     const { plan } = c.var;
-    const removed = await removePlan(c.env, c.var.db, plan, Date.now());
-    if (removed === "submitted")
-      throw conflict("This flight plan was submitted meanwhile; delete it again to remove its flight too");
-    if (removed === "started")
-      throw conflict("This plan's flight has started; a plan is kept with the flight it created");
+    if (!(await removePlan(c.var.db, plan))) throw notFound("Flight plan");
     return success(c, { id: plan.id });
   });
 

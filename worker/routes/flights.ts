@@ -31,6 +31,7 @@ import {
   type FlightCursor,
   type FlightFilter,
   type FlightRow,
+  findFlight,
   findPlan,
   type ListedFlight,
   listFlights,
@@ -169,20 +170,20 @@ const lifecycle = (method: "post" | "delete", path: string, summary: string, dat
 const end = lifecycle(
   "post",
   "/flight/v2/{flight_id}/end",
-  "End an active flight now (409 unless active); the flight with its new `end_time`",
+  "End a flight now: an active one at once, a planned one before it flies; an ended one answers its recorded `end_time`",
   FlightView,
 );
 const DeletedView = z.object({ id: z.string() });
 const remove = lifecycle(
   "post",
   "/flight/v2/{flight_id}/delete",
-  "Delete a flight before it starts (409 after)",
+  "Delete a planned or ended flight (409 while active: end it first)",
   DeletedView,
 );
 const removeByMethod = lifecycle(
   "delete",
   "/flight/v2/{flight_id}",
-  "Delete a flight before it starts (409 after); the same as POST …/delete",
+  "Delete a planned or ended flight (409 while active); the same as POST …/delete",
   DeletedView,
 );
 
@@ -275,10 +276,10 @@ function geometryOfType(input: z.infer<typeof AreaCreate>, type: "Polygon" | "Li
   return geometry as unknown as FlightGeometry;
 }
 
-/** Deletes the pilot's flight before it starts, with everything recorded for it. */
+/** Deletes the pilot's planned or ended flight, with everything recorded for it. */
 async function deleteFlight(env: Bindings, db: Db, flight: FlightRow) {
   if (!(await removeFlight(env, db, flight, Date.now())))
-    throw conflict("A flight can be deleted only before it starts");
+    throw conflict("This flight is active: end it first, then delete it");
   return { id: flight.id };
 }
 
@@ -335,10 +336,14 @@ export const flightRoutes = createRouter()
   .openapi(end, async (c) => {
     const { flight } = c.var;
     const now = Date.now();
-    const state = flightState(flight, now);
-    if (state !== "active") throw conflict(`Only an active flight can end; this one is ${state}`);
+    // Ended already (the SDKs' flows end flights twice): its recorded end, unchanged.
+    if (flightState(flight, now) === "ended") return success(c, flightView(flight));
     const ended = await endFlight(c.var.db, flight.id, now);
-    if (!ended) throw conflict("This flight is no longer active");
+    if (!ended) {
+      const again = await findFlight(c.var.db, c.var.account.id, flight.id);
+      if (!again) throw notFound("Flight");
+      return success(c, flightView(again));
+    }
     await closeSessions(c.var.db, flight.id, now);
     await closeLiveIsa(c.env, flight.id);
     // The C++ SDK reads `end_time`; the Kotlin SDK reads the whole flight.

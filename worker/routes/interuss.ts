@@ -191,9 +191,16 @@ const routes = {
     method: "delete",
     path: `${PLAN}/flight_plans/{flight_plan_id}`,
     tags: ["InterUSS"],
-    summary: "Close a flight plan (test director)",
-    security: security(SCOPES.flightPlanningDirect),
-    middleware: [requireScope(SCOPES.flightPlanningDirect), limitPerSubject()] as const,
+    summary: "Close a flight plan (the virtual user or the test director)",
+    // The qualifier's client deletes with the planning scope, as InterUSS's mock USS accepts.
+    security: [
+      { InterussBearer: [SCOPES.flightPlanningPlan] },
+      { InterussBearer: [SCOPES.flightPlanningDirect] },
+    ],
+    middleware: [
+      requireScope(SCOPES.flightPlanningPlan, SCOPES.flightPlanningDirect),
+      limitPerSubject(),
+    ] as const,
     request: { params: planParams },
     responses: {
       200: jsonResponse(PlanResponse, "Closed"),
@@ -271,7 +278,7 @@ export const interussRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHo
   )
   .openapi(routes.notifications, (c) => {
     const { after, before } = c.req.valid("query");
-    return c.json(userNotifications(after, before), 200);
+    return c.json(userNotifications(after, before, Date.now()), 200);
   });
 
 interussRoutes.onError(

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { Problem } from "../domain/problem";
 import type { AppEnv } from "../env";
 import { requireScope } from "../interuss/auth";
-import { userNotifications } from "../interuss/flightPlanning";
+import { notificationWindow } from "../interuss/flightPlanning";
 import {
   AUTH_ERRORS,
   bodyOf,
@@ -11,16 +11,17 @@ import {
   interussValidationHook,
   jsonResponse,
   renderInterussError,
-  UserNotification,
 } from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
 import { createTest, deleteTest, TestExists, TestNotFound } from "../interuss/ridInjection";
 import { InvalidInput } from "../interuss/volumes";
 import { isObject } from "../lib/json";
+import { isoTime } from "../lib/time";
 import { RID_SCOPES } from "../rid/constants";
 import { parseRecentDuration, parseView } from "../rid/view";
 import { flightDetails, flightsInView } from "../services/remoteId";
 import { DssUnavailable } from "../services/ridDss";
+import { operatorNotificationsBetween } from "../store/ridNotifications";
 
 /**
  * ASTM F3411-22a network Remote ID, Service Provider side (`/rid/v2/uss/…`), and the qualifier's RID
@@ -139,8 +140,14 @@ const ChangeTestResponse = z
   .object({ injected_flights: z.array(TestFlight), version: z.string() })
   .openapi("ChangeTestResponse");
 const DeleteTestResponse = z.object({ injected_flights: z.array(TestFlight) }).openapi("DeleteTestResponse");
+const RidUserNotification = z
+  .object({
+    observed_at: z.object({ value: z.string(), format: z.literal("RFC3339") }),
+    message: z.string().optional(),
+  })
+  .openapi("RidUserNotification");
 const NotificationsResponse = z
-  .object({ user_notifications: z.array(UserNotification) })
+  .object({ user_notifications: z.array(RidUserNotification) })
   .openapi("RidQueryUserNotificationsResponse");
 
 const routes = {
@@ -234,7 +241,8 @@ const routes = {
     method: "get",
     path: `${INJECT}/user_notifications`,
     tags: ["InterUSS"],
-    summary: "RID injection: notifications the virtual user observed (none: this service sends none)",
+    summary:
+      "RID injection: the operator notifications F3411 requires (updates below 1 Hz, missing fields), with their times",
     ...guarded(RID_SCOPES.injectTestData),
     request: { query: z.object({ after: z.string().optional(), before: z.string().optional() }) },
     responses: {
@@ -308,9 +316,19 @@ export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
     const deleted = await deleteTest(c.var.db, c.env, testId, version, Date.now());
     return c.json(deleted as z.infer<typeof DeleteTestResponse>, 200);
   })
-  .openapi(routes.notifications, (c) => {
+  .openapi(routes.notifications, async (c) => {
     const { after, before } = c.req.valid("query");
-    return c.json(userNotifications(after, before), 200);
+    const window = notificationWindow(after, before, Date.now());
+    const rows = await operatorNotificationsBetween(c.var.db, window.after, window.before);
+    return c.json(
+      {
+        user_notifications: rows.map((n) => ({
+          observed_at: { value: isoTime(n.observedAt), format: "RFC3339" as const },
+          message: n.message,
+        })),
+      },
+      200,
+    );
   });
 
 ridRoutes.onError(renderRidError);

@@ -2,9 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { evaluate } from "../domain/airspace/evaluation";
 import { featuresOf, rulesetView } from "../domain/airspace/rules";
-import { notFound } from "../lib/errors";
+import { forbidden, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
+import { optionalToken } from "../middleware/token";
 import { Evaluation, Ruleset } from "../schemas/airspace";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
 import { refuseUnknownRulesets, rulesetsFor } from "../services/airspace";
@@ -95,8 +96,9 @@ const evaluatePlanRoute = createRoute({
   path: "/rules/v1/{flight_plan_id}/evaluation",
   tags: ["Rules and advisories"],
   summary:
-    "Evaluates a flight plan of the calling account (API key only, as the C++ SDK sends it): its geometry, rulesets and flight features",
+    "Evaluates a flight plan of the calling account (API key alone, as the C++ SDK sends it; with a pilot's token, only that pilot's plan): its geometry, rulesets and flight features",
   security,
+  middleware: [optionalToken] as const,
   request: { params: z.object({ flight_plan_id: recordId("flight_plan_id") }) },
   responses: responses(Evaluation, "The plan's evaluation"),
 });
@@ -160,6 +162,9 @@ export const rulesRoutes = createRouter()
     // The account's key suffices (the C++ SDK sends no token here); other accounts learn nothing (404).
     const plan = await findPlan(c.var.db, c.var.account.id, c.req.valid("param").flight_plan_id);
     if (!plan) throw notFound("Flight plan");
+    // A pilot's token narrows the account's reach to that pilot's own plans (CONTRACT §1: 403).
+    if (c.var.pilotId !== undefined && c.var.pilotId !== plan.pilotId)
+      throw forbidden("This flight plan belongs to another pilot");
     const evaluated = await evaluatePlan(c.var.db, plan);
     return success(c, {
       color: evaluated.color,

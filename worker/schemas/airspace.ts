@@ -287,7 +287,19 @@ export const EvaluatedRule = z
   .object({
     ...ruleFields,
     status: RuleStatus,
-    flight_features: z.array(FlightFeature.extend({ status: RuleStatus })),
+    flight_features: z.array(
+      FlightFeature.extend({
+        code: z.string().openapi({
+          description:
+            "Why the feature has its status, e.g. `laanc_authorization_required`, `within_limit`, `missing_info`",
+        }),
+        status: RuleStatus,
+        value: z
+          .union([z.number(), z.string(), z.boolean()])
+          .nullable()
+          .openapi({ description: "The plan's answer (or the calculated value); null when not given" }),
+      }),
+    ),
   })
   .openapi("EvaluatedRule");
 
@@ -357,7 +369,7 @@ export const AirspaceRecord = z
     country: z.string(),
     state: z.string().nullable(),
     city: z.string().nullable(),
-    geometry: GeometryView.optional().openapi({ description: "Left out with `full=false`" }),
+    geometry: GeometryView.openapi({ description: "Always there; with `full=false` its bounding box" }),
     last_updated: z.string().nullable(),
     rules: z
       .array(z.object({}).strict())

@@ -6,6 +6,7 @@ import { flightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
 import { maxLinearExtent } from "../domain/flightArea";
+import { takeoffDistance } from "../domain/flightSanity";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { Db } from "../env";
 import { problemError } from "../lib/errors";
@@ -123,6 +124,7 @@ export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()
         phoneVerified: pilot?.pilot.phoneVerified ?? false,
         faaRegistrationNumber: pilot?.pilot.userMetadata.faa_registration_number,
       },
+      takeoffDistanceM: takeoffDistance([plan.takeoffLongitude, plan.takeoffLatitude], plan.area),
     },
     color,
     advisories,

@@ -1,5 +1,5 @@
 import { flightArea, geometryProblem } from "../domain/flightArea";
-import { leadTimeProblem, type TakeoffFields, takeoffProblem } from "../domain/flightSanity";
+import { leadTimeProblem, takeoffProblem } from "../domain/flightSanity";
 import { bboxOf, type Geometry, type LineString, type Point, type Polygon } from "../domain/geojson";
 import type { Problem } from "../domain/problem";
 import type { Db } from "../env";
@@ -100,9 +100,6 @@ export interface PlanRequest {
   flight_features?: Record<string, number | string | boolean | null>;
 }
 
-const PLAN_TAKEOFF: TakeoffFields = { latitude: "takeoff_latitude", longitude: "takeoff_longitude" };
-const FLIGHT_TAKEOFF: TakeoffFields = { latitude: "latitude", longitude: "longitude" };
-
 /** Checks what the schema cannot: pilot, times, altitude order, rulesets, geometry, take-off, aircraft. */
 async function checkedPlan(db: Db, input: PlanRequest, pilotId: string, now: number) {
   if (input.pilot_id !== undefined && input.pilot_id !== pilotId) {
@@ -116,7 +113,7 @@ async function checkedPlan(db: Db, input: PlanRequest, pilotId: string, now: num
   if (unknownRulesets.length > 0) throw unknownRulesetsError(unknownRulesets);
   const buffer = input.buffer ?? 0;
   const area = checkedFlightArea(input.geometry, buffer);
-  fail(takeoffProblem([input.takeoff_longitude, input.takeoff_latitude], area, PLAN_TAKEOFF));
+  fail(takeoffProblem([input.takeoff_longitude, input.takeoff_latitude], area));
   await checkAircraft(db, pilotId, input.aircraft_id);
   return {
     takeoffLatitude: input.takeoff_latitude,
@@ -202,7 +199,7 @@ async function placeAndAuthorizations(db: Db, flight: Decided) {
 /** Creates a flight from a point, polygon or path request. */
 export async function createDirectFlight(db: Db, request: DirectFlight, now: number): Promise<FlightRow> {
   const area = checkedFlightArea(request.geometry, request.buffer);
-  fail(takeoffProblem([request.longitude, request.latitude], area, FLIGHT_TAKEOFF));
+  fail(takeoffProblem([request.longitude, request.latitude], area));
   await checkAircraft(db, request.pilotId, request.aircraftId);
   const decided = await placeAndAuthorizations(db, {
     latitude: request.latitude,

@@ -1,48 +1,21 @@
 import { flightState } from "../domain/flightState";
 import type { Bindings, Db } from "../env";
-import {
-  deletePlannedFlight,
-  deleteSubmittedPlan,
-  deleteUnsubmittedPlan,
-  type FlightPlanRow,
-  type FlightRow,
-  findFlight,
-} from "../store/flights";
+import { deleteInactiveFlight, deletePlan, type FlightPlanRow, type FlightRow } from "../store/flights";
 import { closeSessions } from "../store/telemetrySessions";
 import { telemetryOf } from "../telemetry/flightTelemetry";
 
 /**
- * Flights and plans go only before the flight starts, and take everything recorded for the flight
- * with them: a pilot may open a telemetry session before take-off, and none of it outlives the flight.
+ * A flight goes when it is not flying (CONTRACT §4: planned or ended; an active one must be ended
+ * first), and takes everything recorded for it with it: it disappears from every read.
  */
-
-async function forgetTelemetry(env: Bindings, db: Db, flightId: string, now: number) {
-  await closeSessions(db, flightId, now);
-  await telemetryOf(env, flightId).erase();
-}
-
-/** Deletes a flight that has not started; false when it has (or started meanwhile). */
 export async function removeFlight(env: Bindings, db: Db, flight: FlightRow, now: number): Promise<boolean> {
-  if (flightState(flight, now) !== "planned" || !(await deletePlannedFlight(db, flight, now))) return false;
-  await forgetTelemetry(env, db, flight.id, now);
+  if (flightState(flight, now) === "active" || !(await deleteInactiveFlight(db, flight, now))) return false;
+  await closeSessions(db, flight.id, now);
+  await telemetryOf(env, flight.id).erase();
   return true;
 }
 
-/**
- * Deletes a plan, and a submitted plan's flight with it while that has not started.
- * `submitted`: a submit claimed the plan meanwhile; `started`: its flight has started, and the
- * flight's history keeps the plan it was submitted from.
- */
-export async function removePlan(
-  env: Bindings,
-  db: Db,
-  plan: FlightPlanRow,
-  now: number,
-): Promise<"removed" | "submitted" | "started"> {
-  if (!plan.flightId) return (await deleteUnsubmittedPlan(db, plan.id)) ? "removed" : "submitted";
-  const flightId = plan.flightId;
-  const flight = await findFlight(db, plan.accountId, flightId);
-  if (!(await deleteSubmittedPlan(db, { ...plan, flightId }, now))) return "started";
-  if (flight) await forgetTelemetry(env, db, flightId, now);
-  return "removed";
+/** Deletes a plan; a submitted plan's flight stays (the SDKs end or delete it next). False when gone meanwhile. */
+export async function removePlan(db: Db, plan: FlightPlanRow): Promise<boolean> {
+  return deletePlan(db, plan.id);
 }

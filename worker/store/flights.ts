@@ -130,75 +130,63 @@ export async function findFlight(db: Db, accountId: string, flightId: string): P
   return row ?? null;
 }
 
-/** Ends an active flight now; null when it was not active at `now` (someone else ended it). */
+/**
+ * Ends a flight now (CONTRACT §4): an active one at `now`, a planned one at once (both its times
+ * become `now`: it never flies). Null when the flight was neither at `now` (it ended meanwhile).
+ */
 export async function endFlight(db: Db, flightId: string, now: number): Promise<FlightRow | null> {
   const row = await db
     .update(flights)
-    .set({ endTime: now })
-    .where(and(eq(flights.id, flightId), lte(flights.startTime, now), gte(flights.endTime, now)))
+    .set({
+      endTime: now,
+      startTime: sql`CASE WHEN ${flights.startTime} > ${now} THEN ${now} ELSE ${flights.startTime} END`,
+    })
+    .where(and(eq(flights.id, flightId), gte(flights.endTime, now), notEnded(now)))
     .returning()
     .get();
   return row ?? null;
 }
 
-/** A flight that has not started at `now`: the one condition under which a flight may be deleted. */
-const notStarted = (flightId: string, now: number) =>
-  and(eq(flights.id, flightId), sql`${flights.startTime} > ${now}`);
+/** Not ended at `now`, as flightState says: a flight without duration is ended once reached. */
+const notEnded = (now: number) =>
+  sql`(${flights.startTime} > ${now} OR (${flights.endTime} >= ${now} AND ${flights.startTime} < ${flights.endTime}))`;
+
+/** Not active at `now`, as flightState says: the one condition under which a flight may be deleted. */
+const notActive = (flightId: string, now: number) =>
+  and(
+    eq(flights.id, flightId),
+    sql`NOT (${flights.startTime} <= ${now} AND ${flights.endTime} >= ${now} AND ${flights.startTime} < ${flights.endTime})`,
+  );
 
 /**
- * The pilot's count drops by one when the flight is about to be deleted: tested with the same
- * condition as the delete that follows in the batch, so a concurrent second delete moves nothing.
+ * Deletes a planned or ended flight, and takes it out of its pilot's count in the same batch (with
+ * the same condition, so a concurrent second delete moves nothing); false when it is active.
  */
-function uncountPlannedFlight(db: Db, pilotId: string, flightId: string, now: number) {
-  return db
-    .update(pilots)
-    .set({ flightCount: sql`${pilots.flightCount} - 1` })
-    .where(
-      and(
-        eq(pilots.id, pilotId),
-        sql`EXISTS (SELECT 1 FROM flights WHERE id = ${flightId} AND start_time > ${now})`,
-      ),
-    );
-}
-
-/** Deletes a flight that has not started; false when it started meanwhile. */
-export async function deletePlannedFlight(db: Db, flight: FlightRow, now: number): Promise<boolean> {
+export async function deleteInactiveFlight(db: Db, flight: FlightRow, now: number): Promise<boolean> {
   const [, deleted] = await db.batch([
-    uncountPlannedFlight(db, flight.pilotId, flight.id, now),
-    db.delete(flights).where(notStarted(flight.id, now)).returning({ id: flights.id }),
+    db
+      .update(pilots)
+      .set({ flightCount: sql`${pilots.flightCount} - 1` })
+      .where(
+        and(
+          eq(pilots.id, flight.pilotId),
+          sql`EXISTS (SELECT 1 FROM flights WHERE ${notActive(flight.id, now)})`,
+        ),
+      ),
+    db.delete(flights).where(notActive(flight.id, now)).returning({ id: flights.id }),
   ]);
   return deleted.length > 0;
 }
 
-/** Deletes a plan that was never submitted; false when a submit claimed it meanwhile. */
-export async function deleteUnsubmittedPlan(db: Db, planId: string): Promise<boolean> {
+/**
+ * Deletes a plan. A submitted plan's flight stays (CONTRACT §4): the SDKs delete the plan, then end
+ * or delete the flight; the flight keeps its `flight_plan_id`, whose plan then reads as 404.
+ */
+export async function deletePlan(db: Db, planId: string): Promise<boolean> {
   const deleted = await db
     .delete(flightPlans)
-    .where(and(eq(flightPlans.id, planId), sql`${flightPlans.flightId} IS NULL`))
+    .where(eq(flightPlans.id, planId))
     .returning({ id: flightPlans.id });
-  return deleted.length > 0;
-}
-
-/**
- * Deletes a submitted plan together with its flight, in one transaction, while that flight has not
- * started; a plan whose flight is already gone goes alone. False when the flight has started: the
- * flight's history keeps the plan it was submitted from.
- */
-export async function deleteSubmittedPlan(
-  db: Db,
-  plan: Pick<FlightPlanRow, "id" | "pilotId"> & { flightId: string },
-  now: number,
-): Promise<boolean> {
-  const [, , deleted] = await db.batch([
-    uncountPlannedFlight(db, plan.pilotId, plan.flightId, now),
-    db.delete(flights).where(notStarted(plan.flightId, now)),
-    db
-      .delete(flightPlans)
-      .where(
-        and(eq(flightPlans.id, plan.id), sql`NOT EXISTS (SELECT 1 FROM flights WHERE id = ${plan.flightId})`),
-      )
-      .returning({ id: flightPlans.id }),
-  ]);
   return deleted.length > 0;
 }
 

@@ -1,5 +1,7 @@
+import { kilometres, MAX_TAKEOFF_DISTANCE_M } from "../flightSanity";
 import type { Problem } from "../problem";
 import type { AreaAdvisory } from "./advisories";
+import { type AuthorityDecision, featureVerdict, worstStatus } from "./featureVerdicts";
 import type { Authorization } from "./laanc";
 import {
   type Condition,
@@ -8,8 +10,6 @@ import {
   featureView,
   LAANC_ALTITUDE_FEATURE,
   LAANC_AUTHORITY,
-  type Rule,
-  type RuleContext,
   type RuleStatus,
   type Ruleset,
   ruleStatus,
@@ -26,6 +26,7 @@ import {
   wireAuthorizationStatus,
   wireValidationStatus,
 } from "./sdkEnums";
+import type { AuthorizationStatus } from "./types";
 
 /**
  * Rule evaluation (the SDKs' `POST /rules/v1/evaluation`, `GET /rules/v1/{plan}/evaluation`, and the
@@ -54,10 +55,15 @@ export interface EvaluationInput {
   submitted: boolean;
   /** The pilot whose details the authority checks; null when no pilot is known (an area, not a plan). */
   pilot: PilotContact | null;
+  /** How far the plan's take-off point lies outside its area (m); absent for an area. */
+  takeoffDistanceM?: number;
 }
 
-export interface EvaluatedFeature extends ReturnType<typeof featureView> {
+/** CONTRACT §11: the feature with the rule's verdict on the plan's answer (`code`: why), and the answer. */
+export interface EvaluatedFeature extends Omit<ReturnType<typeof featureView>, "code"> {
   status: RuleStatus;
+  code: string;
+  value: unknown;
 }
 
 export interface EvaluatedRule {
@@ -95,7 +101,7 @@ export interface Evaluation {
 
 export function evaluate(input: EvaluationInput): Evaluation {
   const features = { ...input.given, ...input.calculated };
-  const decided: Record<string, string[]> = {};
+  const decided: Record<string, AuthorizationStatus[]> = {};
   for (const a of input.authorizations ?? [])
     decided[a.authority.id] = [...(decided[a.authority.id] ?? []), a.status];
   const undecided = new Set<string>(input.authorizations === null ? [LAANC_AUTHORITY.id] : []);
@@ -103,28 +109,38 @@ export function evaluate(input: EvaluationInput): Evaluation {
 
   const rulesets = input.rulesets.map((ruleset) => ({
     ...rulesetHeader(ruleset),
-    rules: ruleset.rules.map((rule, index) => {
+    rules: ruleset.rules.map((rule, index): EvaluatedRule => {
       const triggeredColors = rule.triggers.flatMap((trigger) =>
         input.advisories.filter((a) => triggerMatches(trigger, a)).map(() => trigger.color),
       );
       const applies = rule.triggers.length === 0 || triggeredColors.length > 0;
-      const context: RuleContext = { features, triggeredColors, authorizations: decided, undecided };
       const authority = authorityOf(rule.condition);
       if (applies && authority && undecided.has(authority)) inPlay.add(authority);
-      const status = ruleStatus(rule, context);
+      const decision: AuthorityDecision = {
+        statuses: authority && undecided.has(authority) ? null : (decided[authority ?? ""] ?? []),
+        submitted: input.submitted,
+      };
+      const names = featuresOf(rule);
+      const verdicts = names.map((name) => featureVerdict(rule, name, features, applies, decision));
+      const status = authority
+        ? applies
+          ? worstStatus(verdicts.map((v) => v.status))
+          : "not_conflicting"
+        : ruleStatus(rule, { features, triggeredColors });
       return {
         id: rule.id,
         short_text: rule.short_text,
         description: rule.description,
         status,
         display_order: rule.display_order ?? index + 1,
-        flight_features: featuresOf(rule).flatMap((name): EvaluatedFeature[] => {
+        flight_features: names.flatMap((name, i): EvaluatedFeature[] => {
           const definition = input.definitions.get(name);
           if (!definition) return [];
           return [
             {
               ...featureView(definition, name in input.calculated),
-              status: applies ? featureStatus(rule, status, name, features) : "not_conflicting",
+              ...verdicts[i]!,
+              value: features[name] ?? null,
             },
           ];
         }),
@@ -132,7 +148,10 @@ export function evaluate(input: EvaluationInput): Evaluation {
     }),
   }));
 
-  const validations = inPlay.has(LAANC_AUTHORITY.id) ? laancValidations(input.pilot) : [];
+  const validations = [
+    ...(inPlay.has(LAANC_AUTHORITY.id) ? laancValidations(input.pilot) : []),
+    ...takeoffValidations(input.takeoffDistanceM ?? 0),
+  ];
   // Undecided but needed: say so as `pending`, never as no authorization (which some clients,
   // QGroundControl among them, take for "nothing to authorize").
   const undecidedNeeded = [...undecided].filter((id) => inPlay.has(id));
@@ -151,7 +170,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
       ),
     ],
     // Validation is the one part that can be left undone: an area has no pilot to check.
-    failures: input.pilot === null && validations.length > 0 ? ["validation"] : [],
+    failures: input.pilot === null && inPlay.has(LAANC_AUTHORITY.id) ? ["validation"] : [],
   };
 }
 
@@ -167,35 +186,6 @@ export function wireAuthorizations(authorizations: Authorization[], submitted: b
 
 function authorityOf(condition: Condition | null): string | undefined {
   return condition && "authorization" in condition ? condition.authorization : undefined;
-}
-
-/**
- * What one feature means to a rule that applies: the feature its condition tests conflicts or not,
- * the feature that says whether the condition applies is needed until given, and the altitude of a
- * LAANC rule is needed to decide the request (and is what a refusal is about).
- */
-function featureStatus(
-  rule: Rule,
-  ruleStatus: RuleStatus,
-  name: string,
-  features: Record<string, unknown>,
-): RuleStatus {
-  const condition = rule.condition;
-  if (!condition) return "informational";
-  if ("authorization" in condition) {
-    if (features[name] === undefined) return "missing_info";
-    return ruleStatus === "conflicting" ? "conflicting" : "not_conflicting";
-  }
-  const { when, ...test } = condition;
-  if (name === test.feature) {
-    if (when && testFeature(when, features) === false) return "not_conflicting";
-    const satisfied = testFeature(test, features);
-    if (satisfied === undefined) return "missing_info";
-    return satisfied ? "not_conflicting" : "conflicting";
-  }
-  if (when && name === when.feature)
-    return testFeature(when, features) === undefined ? "missing_info" : "not_conflicting";
-  return "informational";
 }
 
 /** FAA registration numbers: FA followed by eight letters and digits. */
@@ -244,6 +234,29 @@ function laancValidations(pilot: PilotContact | null): Validation[] {
             number,
             "Malformed: an FAA registration number is FA followed by 8 letters or digits",
           ),
+  ];
+}
+
+/**
+ * A take-off point far from the area (CONTRACT §4) is accepted, since legacy apps send the device's
+ * own position, but reported so the pilot checks it before flying.
+ */
+function takeoffValidations(distanceM: number): Validation[] {
+  if (distanceM <= MAX_TAKEOFF_DISTANCE_M) return [];
+  const feature = {
+    code: "takeoff_position",
+    description: `The take-off point lies within ${MAX_TAKEOFF_DISTANCE_M / 1000} km of the flight area`,
+  };
+  const km = kilometres(distanceM);
+  return [
+    {
+      status: "invalid",
+      data: `${km} km`,
+      message: `The take-off point lies ${km} km outside the flight area: check takeoff_latitude and takeoff_longitude (some apps send the device's own position)`,
+      description: feature.description,
+      feature,
+      authority: { id: "windsock", name: "Windsock plan checks" },
+    },
   ];
 }
 

@@ -35,11 +35,14 @@ export interface LaancRequest {
 const LAANC_MAX_FT = 400;
 /** LAANC takes requests at most 90 days before the flight. */
 const LAANC_LEAD_DAYS = 90;
+/** A further-coordination request must reach the FAA at least 72 hours before the flight. */
+const FURTHER_COORDINATION_LEAD_HOURS = 72;
 
 /**
  * CONTRACT §7: per airport, the lowest facility-map ceiling over the whole flight area decides. At or
  * below it the request is accepted at once; above it, up to 400 ft, it goes to further coordination
- * (pending) where the pilot's rules allow that, and is rejected otherwise.
+ * (pending) where the pilot's rules allow that and the flight is at least 72 hours away (the FAA's
+ * lead time for it), and is rejected otherwise.
  */
 export function decideLaanc(request: LaancRequest): Authorization[] {
   const conditions = request.rulesets
@@ -49,6 +52,7 @@ export function decideLaanc(request: LaancRequest): Authorization[] {
   const furtherCoordination = conditions.some((c) => c.further_coordination === true);
   const altitudeFt = request.maxAltitudeAgl / METERS_PER_FOOT;
   const tooEarly = request.startTime - request.now > LAANC_LEAD_DAYS * 86_400_000;
+  const coordinationInTime = request.startTime - request.now >= FURTHER_COORDINATION_LEAD_HOURS * 3_600_000;
 
   const decisions = request.facilityMaps
     .filter((map) => map.ceilingsFt.length > 0)
@@ -80,6 +84,11 @@ export function decideLaanc(request: LaancRequest): Authorization[] {
         return answer(
           "rejected",
           `LAANC authorizes at most ${LAANC_MAX_FT} ft AGL; lower the flight or apply through FAADroneZone`,
+        );
+      if (furtherCoordination && !coordinationInTime)
+        return answer(
+          "rejected",
+          `Above the facility-map ceiling of ${ceilingFt} ft, and further coordination needs the request ${FURTHER_COORDINATION_LEAD_HOURS} hours before the flight; fly at or below ${ceilingFt} ft or plan later`,
         );
       if (furtherCoordination)
         return answer(

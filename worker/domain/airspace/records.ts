@@ -1,5 +1,5 @@
 import { isoTimeOrNull } from "../../lib/time";
-import type { Geometry, Polygon } from "../geojson";
+import { bboxOf, boxPolygon, type Geometry, type Polygon } from "../geojson";
 import type { AirspaceFeature } from "./advisories";
 import { reachOfRecord } from "./queryGeometry";
 
@@ -71,8 +71,8 @@ export interface AirspaceRecord {
   country: string;
   state: string | null;
   city: string | null;
-  /** Left out of a search with `full=false`. */
-  geometry?: Geometry;
+  /** Always there (the Kotlin decoder needs it); with `full=false` its bounding box. */
+  geometry: Geometry;
   last_updated: string | null;
   /** Rules depend on the rulesets a flight chooses: the advisory routes list them; a record names none. */
   rules: never[];
@@ -92,7 +92,8 @@ export function airspaceRecord(feature: AirspaceFeature, full = true): AirspaceR
     country: feature.country ?? "",
     state: feature.state,
     city: feature.city,
-    ...(full ? { geometry: feature.geometry } : {}),
+    // CONTRACT §11: simplified with full=false (to the box around it), never dropped.
+    geometry: full ? feature.geometry : boxPolygon(bboxOf(feature.geometry)),
     last_updated: isoTimeOrNull(feature.lastUpdated),
     rules: [],
     properties: decodedProperties(feature.type, feature.properties, effectiveStart),

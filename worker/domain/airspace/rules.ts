@@ -130,16 +130,14 @@ export interface RuleContext {
   features: Record<string, unknown>;
   /** The colors of the flight's advisories that this rule raised. */
   triggeredColors: Color[];
-  /** Status of every authorization the flight needs, by authority id. */
-  authorizations: Record<string, string[]>;
-  /** Authorities that could not decide for lack of a flight feature (LAANC without an altitude). */
-  undecided?: ReadonlySet<string>;
 }
 
 /**
- * CONTRACT §4 briefing statuses. A rule that triggers on airspace applies only when the flight meets
- * such airspace; then its condition decides, or without one a red or orange advisory conflicts and
- * a yellow one informs. A rule with only a condition is checked against the flight's features.
+ * CONTRACT §4 briefing statuses of the rules that test flight features or only raise advisories (an
+ * authorization rule's status is the worst of its features' verdicts, featureVerdicts.ts). A rule
+ * that triggers on airspace applies only when the flight meets such airspace; then its condition
+ * decides, or without one a red or orange advisory conflicts and a yellow one informs. A rule with
+ * only a condition is checked against the flight's features.
  */
 export function ruleStatus(rule: Rule, context: RuleContext): RuleStatus {
   if (rule.triggers.length > 0) {
@@ -149,14 +147,7 @@ export function ruleStatus(rule: Rule, context: RuleContext): RuleStatus {
       return restrictive ? "conflicting" : "informational";
     }
   }
-  if (!rule.condition) return "informational";
-  if ("authorization" in rule.condition) {
-    if (context.undecided?.has(rule.condition.authorization)) return "missing_info";
-    const statuses = context.authorizations[rule.condition.authorization] ?? [];
-    if (statuses.length > 0 && statuses.every((s) => s === "accepted")) return "not_conflicting";
-    if (statuses.includes("pending") && !statuses.includes("rejected")) return "missing_info";
-    return "conflicting";
-  }
+  if (!rule.condition || "authorization" in rule.condition) return "informational";
   const { when, ...test } = rule.condition;
   if (when) {
     const applies = testFeature(when, context.features);
