@@ -34,6 +34,9 @@ const FRESH_ISOLATE = [
   "test/worker/ridDss.test.ts",
   "test/worker/security/airspace.test.ts",
   "test/worker/system.test.ts",
+  "test/worker/openapi.responses.test.ts",
+  "test/worker/pageMaps.test.ts",
+  "test/worker/syntheticMarks.test.ts",
 ];
 
 function workerProject(name: string, files: { include: string[]; exclude?: string[]; isolate: boolean }) {

@@ -28,6 +28,8 @@ const NOT_DOCUMENTED: Record<string, string> = {
   "GET /favicon.ico": "an icon for browsers",
   "GET /create_flight/v1": "the deep-link page (HTML) a phone opens; spec 4.7",
   "POST /create_flight/v1": "the deep-link page's own form post (HTML answer)",
+  "GET /create_flight/v1/sign_in": "the deep-link page's redirect to the application's identity provider",
+  "GET /create_flight/v1/signed_in": "the identity provider's redirect back to the deep-link page",
   "GET /deeplink/v1/open": "the outer deep link a phone opens (a redirect or HTML); spec 4.7",
   "GET /.well-known/apple-app-site-association": "Apple's app association file, at its fixed name",
   "GET /.well-known/assetlinks.json": "Android's Digital Asset Links file, at its fixed name",
@@ -503,6 +505,70 @@ describe("answers of every operation validate against the document", () => {
     const text = await response.text();
     expect(response.status, text).toBe(200);
     expectDocumented("GET /advisory/v1/weather", { status: 200, json: JSON.parse(text), text });
+  });
+
+  it("the SDKs' sign-in routes, through an identity provider standing in for the account's own", async () => {
+    const signIn = await createAccount("openapi-sign-in");
+    const now = Date.now();
+    await env.DB.prepare(
+      `INSERT INTO identity_providers (account_id, issuer, jwks_url, token_endpoint, audience, user_claim,
+         client_id, allow_loopback, created_at, updated_at)
+       VALUES (?, 'https://login.example.com/realms/pilots', 'https://login.example.com/jwks',
+         'https://login.example.com/token', 'windsock', 'sub', 'windsock', 0, ?, ?)`,
+    )
+      .bind(signIn.accountId, now, now)
+      .run();
+    const tokens = {
+      id_token: "eyJ.id.token",
+      access_token: "eyJ.access.token",
+      refresh_token: "refresh-1",
+      token_type: "Bearer",
+      expires_in: 300,
+    };
+    const asked: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
+      asked.push(String(input instanceof Request ? input.url : input));
+      return Response.json(tokens);
+    });
+    const post = async (path: string, body: string, type: string) => {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(
+        new Request(`${BASE}${path}`, {
+          method: "POST",
+          headers: { "X-API-Key": signIn.apiKey, "Content-Type": type },
+          body,
+        }),
+        env,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      const text = await response.text();
+      expect(response.status, text).toBe(200);
+      return { status: 200, json: JSON.parse(text), text };
+    };
+    const json = "application/json";
+    const form = "application/x-www-form-urlencoded";
+    expectDocumented(
+      "POST /oauth/ro",
+      await post(
+        "/oauth/ro",
+        JSON.stringify({ username: "p", password: "pw", grant_type: "password" }),
+        json,
+      ),
+    );
+    expectDocumented(
+      "POST /delegation",
+      await post("/delegation", "grant_type=refresh_token&refresh_token=refresh-1", form),
+    );
+    expectDocumented(
+      "POST /realms/{realm}/protocol/openid-connect/token",
+      await post(
+        "/realms/airmap/protocol/openid-connect/token",
+        "grant_type=password&username=p&password=pw&scopes=openid&device_id=d",
+        form,
+      ),
+    );
+    expect(asked).toEqual(Array(3).fill("https://login.example.com/token"));
   });
 
   it("InterUSS interfaces (their own JSON, not JSend)", async () => {

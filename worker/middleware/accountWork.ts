@@ -41,32 +41,36 @@ interface AccountWork {
   /** Milliseconds of expensive work the account may still start at once (refills at EXPENSIVE_SHARE). */
   budgetMs: number;
   updatedAt: number;
-  waiting: (() => void)[];
+  /** Requests waiting for their turn. */
+  waiting: number;
 }
+
+/**
+ * How often a waiting request looks again. It polls with a timer of its own rather than being woken
+ * by the request that ends: in Workers a request must not wait on a promise another request
+ * resolves (the runtime cancels it as hung).
+ */
+export const WAIT_POLL_MS = 25;
 
 export class WorkLimiter {
   private readonly accounts = new Map<string, AccountWork>();
 
   /** Waits for the account's turn; the release to call when the work ends, or null when refused. */
   async acquire(accountId: string, now = Date.now()): Promise<((ended?: number) => void) | null> {
-    const work = this.refill(accountId, now);
+    let work = this.refill(accountId, now);
     const deadline = now + MAX_WAIT_MS;
     while (work.running >= EXPENSIVE_CONCURRENCY || work.budgetMs <= 0) {
-      if (work.waiting.length >= MAX_WAITING) return null;
+      if (work.waiting >= MAX_WAITING) return null;
       const waitMs =
         work.running >= EXPENSIVE_CONCURRENCY ? deadline - Date.now() : -work.budgetMs / EXPENSIVE_SHARE;
       if (Date.now() + waitMs > deadline || waitMs <= 0) return null;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(wake, waitMs);
-        function wake() {
-          clearTimeout(timer);
-          const i = work.waiting.indexOf(wake);
-          if (i >= 0) work.waiting.splice(i, 1);
-          resolve();
-        }
-        work.waiting.push(wake);
-      });
-      this.refill(accountId, Date.now());
+      work.waiting++;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_POLL_MS, waitMs)));
+      } finally {
+        work.waiting--;
+      }
+      work = this.refill(accountId, Date.now());
     }
     work.running++;
     const started = Date.now();
@@ -74,7 +78,6 @@ export class WorkLimiter {
       this.refill(accountId, ended);
       work.running--;
       work.budgetMs -= ended - started;
-      work.waiting[0]?.();
     };
   }
 
@@ -87,7 +90,7 @@ export class WorkLimiter {
   private refill(accountId: string, now: number): AccountWork {
     let work = this.accounts.get(accountId);
     if (!work) {
-      work = { running: 0, budgetMs: EXPENSIVE_BURST_MS, updatedAt: now, waiting: [] };
+      work = { running: 0, budgetMs: EXPENSIVE_BURST_MS, updatedAt: now, waiting: 0 };
       this.accounts.set(accountId, work);
     }
     work.budgetMs = Math.min(

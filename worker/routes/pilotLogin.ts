@@ -38,7 +38,11 @@ const OAuthError = z
     error: z.string().openapi({ example: "invalid_grant" }),
     error_description: z.string(),
     status: z.literal("fail"),
-    data: z.object({ code: z.number().int(), message: z.string(), errors: z.array(z.unknown()) }),
+    data: z.object({
+      code: z.number().int(),
+      message: z.string(),
+      errors: z.array(z.object({ name: z.string(), message: z.string() })),
+    }),
   })
   .openapi("OAuthError");
 

@@ -50,50 +50,45 @@ export function boundStream(
   source: ReadableStream<Uint8Array>,
   binding: StreamBinding,
 ): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
   let timer: ReturnType<typeof setInterval> | undefined;
   let expiry: ReturnType<typeof setTimeout> | undefined;
-  let ended = false;
-  const stop = () => {
-    ended = true;
+  const stopTimers = () => {
     clearInterval(timer);
     clearTimeout(expiry);
-    reader.cancel().catch(() => {});
   };
-  return new ReadableStream<Uint8Array>({
+  // A pipe, not a reader pumped by hand: a reader that goes away cancels the pipe, and the pipe
+  // cancels the flight's own stream at once, freeing its place among the flight's streams.
+  const stop = new AbortController();
+  let control: TransformStreamDefaultController<Uint8Array> | undefined;
+  const bound = new TransformStream<Uint8Array, Uint8Array>({
     start(controller) {
-      const end = (reason: string) => {
-        if (ended) return;
-        stop();
-        controller.enqueue(encoder.encode(`event: access_ended\ndata: ${JSON.stringify({ reason })}\n\n`));
-        controller.close();
-      };
-      timer = setInterval(() => {
-        keyStillLive(binding.db, binding.keyId).then(
-          (live) => {
-            if (!live) end("the API key was revoked");
-          },
-          () => {},
-        );
-      }, LIVE_CHECK_MS);
-      if (binding.tokenExpiresAt !== undefined) {
-        const wait = Math.max(0, binding.tokenExpiresAt * 1000 - Date.now());
-        expiry = setTimeout(() => end("the pilot token expired: sign in again"), wait);
-      }
+      control = controller;
     },
-    async pull(controller) {
-      if (ended) return;
-      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (ended) return;
-      if (chunk.done) {
-        stop();
-        controller.close();
-      } else {
-        controller.enqueue(chunk.value);
-      }
-    },
-    cancel() {
-      stop();
-    },
+    flush: stopTimers,
   });
+  const end = (reason: string) => {
+    if (stop.signal.aborted) return;
+    stopTimers();
+    try {
+      control?.enqueue(encoder.encode(`event: access_ended\ndata: ${JSON.stringify({ reason })}\n\n`));
+      control?.terminate();
+    } catch {
+      // the reader has already gone
+    }
+    stop.abort(reason);
+  };
+  timer = setInterval(() => {
+    keyStillLive(binding.db, binding.keyId).then(
+      (live) => {
+        if (!live) end("the API key was revoked");
+      },
+      () => {},
+    );
+  }, LIVE_CHECK_MS);
+  if (binding.tokenExpiresAt !== undefined) {
+    const wait = Math.max(0, binding.tokenExpiresAt * 1000 - Date.now());
+    expiry = setTimeout(() => end("the pilot token expired: sign in again"), wait);
+  }
+  source.pipeTo(bound.writable, { signal: stop.signal }).catch(stopTimers);
+  return bound.readable;
 }
