@@ -212,6 +212,8 @@ export const airspaceFeedStagedFeatures = sqliteTable(
     ceilingM: real("ceiling_m"),
     floorCode: text("floor_code"),
     ceilingCode: text("ceiling_code"),
+    floorAglM: real("floor_agl_m"),
+    ceilingAglM: real("ceiling_agl_m"),
     effectiveStart: integer("effective_start"),
     effectiveEnd: integer("effective_end"),
     lastUpdated: integer("last_updated"),

@@ -74,10 +74,16 @@ describe("ArcGIS feeds (Class Airspace, recorded-from-docs pages)", () => {
       ["2", "2", "geojson"],
     ]);
     expect(await liveIds("faa_class_airspace")).toEqual(CLASS_IDS);
-    const [tys] = await rows<{ properties: string; floor_m: number; ceiling_m: number; name: string }>(
-      "SELECT * FROM airspace_features WHERE external_id = 'faa_class_airspace:TYS-C-SFC'",
-    );
+    const [tys] = await rows<{
+      properties: string;
+      floor_m: number;
+      floor_code: string;
+      floor_agl_m: number | null;
+      name: string;
+    }>("SELECT * FROM airspace_features WHERE external_id = 'faa_class_airspace:TYS-C-SFC'");
     expect(JSON.parse(tys!.properties)).toMatchObject({ airspace_classification: "C", source: "faa" });
+    // Its floor as a height above the ground too, as a dataset's load writes it: the surface is 0.
+    expect(tys!.floor_agl_m).toBe(0);
     // Every live record is indexed: the spatial reads find it.
     const [unindexed] = await rows<{ n: number }>(
       `SELECT COUNT(*) AS n FROM airspace_features f WHERE dataset = 'faa_class_airspace'

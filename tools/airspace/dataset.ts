@@ -1,9 +1,9 @@
 import type { AirspaceRecord, FacilityMapRecord } from "../../worker/domain/airspace/formats/records";
 import { representativePoint } from "../../worker/domain/airspace/geometry";
-import { heightAboveGround } from "../../worker/domain/airspace/heights";
 import { type Jurisdiction, placeOf } from "../../worker/domain/airspace/jurisdictions";
-import { expandBox, indexCells } from "../../worker/domain/airspace/spatialGrid";
-import { type BBox, bboxOf, type Geometry, roundCoordinate } from "../../worker/domain/geojson";
+import { indexCells } from "../../worker/domain/airspace/spatialGrid";
+import { type BBox, bboxOf, type Geometry } from "../../worker/domain/geojson";
+import { FEATURE_COLUMNS, featureRow } from "../../worker/store/featureRows";
 import { inline, insertStatements, type Statement } from "../../worker/store/statements";
 import type { Target } from "../lib/target";
 import type { JurisdictionRecord } from "./boundaries";
@@ -122,51 +122,13 @@ export async function loadDataset(target: Target, dataset: Dataset, log: Log): P
   const featureRows: unknown[][] = [];
   const cellRows: unknown[][] = [];
   for (const record of dataset.features) {
-    const radiusM = record.radiusM ?? 0;
-    // The box of where the feature reaches: a point's box grows by its radius, so searches find it.
-    const box = expandBox(bboxOf(record.geometry), radiusM);
-    const [longitude, latitude] = representativePoint(record.geometry);
-    featureRows.push([
-      id,
-      `${dataset.name}:${record.sourceId}`,
-      record.type,
-      record.name,
-      JSON.stringify(record.geometry),
-      box.minLat,
-      box.minLng,
-      box.maxLat,
-      box.maxLng,
-      roundCoordinate(latitude),
-      roundCoordinate(longitude),
-      radiusM,
-      // DATA.md: every record says where it came from; generated ones say `synthetic`.
-      JSON.stringify({ ...record.properties, source: record.source }),
-      record.floorM ?? null,
-      record.ceilingM ?? null,
-      record.floorCode ?? null,
-      record.ceilingCode ?? null,
-      heightAboveGround(record.floorM, record.floorCode, record.groundElevationM),
-      heightAboveGround(record.ceilingM, record.ceilingCode, record.groundElevationM),
-      record.effectiveStart ?? null,
-      record.effectiveEnd ?? null,
-      record.lastUpdated ?? null,
-      record.city ?? null,
-      record.state ?? null,
-      record.country ?? null,
-      record.source,
-      dataset.name,
-    ]);
+    const { values, box } = featureRow(record, `${dataset.name}:${record.sourceId}`);
+    featureRows.push([id, ...values, dataset.name]);
     for (const cell of indexCells(box)) cellRows.push([cell.level, cell.x, cell.y, id]);
     id += 1;
   }
   const statements = [
-    ...insertStatements(
-      `INSERT INTO airspace_features (id, external_id, type, name, geometry, min_lat, min_lng, max_lat, max_lng,
-        latitude, longitude, radius_m, properties, floor_m, ceiling_m, floor_code, ceiling_code, floor_agl_m,
-        ceiling_agl_m, effective_start,
-        effective_end, last_updated, city, state, country, source, dataset)`,
-      featureRows,
-    ),
+    ...insertStatements(`INSERT INTO airspace_features (id, ${FEATURE_COLUMNS}, dataset)`, featureRows),
     ...insertStatements("INSERT INTO airspace_feature_cells (level, x, y, feature_id)", cellRows),
   ];
   await executeInGroups(target, statements, log, `${dataset.features.length} features`);

@@ -1,8 +1,7 @@
 import type { DatasetNote, FeedState } from "../domain/airspace/feeds/freshness";
 import type { AirspaceRecord, FacilityMapRecord } from "../domain/airspace/formats/records";
-import { representativePoint } from "../domain/airspace/geometry";
-import { expandBox, indexCells } from "../domain/airspace/spatialGrid";
-import { bboxOf, roundCoordinate } from "../domain/geojson";
+import { indexCells } from "../domain/airspace/spatialGrid";
+import { FEATURE_COLUMNS, featureRow } from "./featureRows";
 import { insertStatements, type Statement } from "./statements";
 
 /**
@@ -122,36 +121,9 @@ export function stageStatements(
   const featureRows: unknown[][] = [];
   const cellRows: unknown[][] = [];
   for (const record of features) {
-    const radiusM = record.radiusM ?? 0;
-    const box = expandBox(bboxOf(record.geometry), radiusM);
-    const [longitude, latitude] = representativePoint(record.geometry);
     const externalId = `${feed}:${record.sourceId}`;
-    featureRows.push([
-      feed,
-      externalId,
-      record.type,
-      record.name,
-      JSON.stringify(record.geometry),
-      box.minLat,
-      box.minLng,
-      box.maxLat,
-      box.maxLng,
-      roundCoordinate(latitude),
-      roundCoordinate(longitude),
-      radiusM,
-      JSON.stringify({ ...record.properties, source: record.source }),
-      record.floorM ?? null,
-      record.ceilingM ?? null,
-      record.floorCode ?? null,
-      record.ceilingCode ?? null,
-      record.effectiveStart ?? null,
-      record.effectiveEnd ?? null,
-      record.lastUpdated ?? null,
-      record.city ?? null,
-      record.state ?? null,
-      record.country ?? null,
-      record.source,
-    ]);
+    const { values, box } = featureRow(record, externalId);
+    featureRows.push([feed, ...values]);
     for (const cell of indexCells(box)) cellRows.push([feed, externalId, cell.level, cell.x, cell.y]);
   }
   const mapRows = maps.map((m) => [feed, m.airportId, m.icao, m.name, m.laanc ? 1 : 0, m.lastEdit, m.source]);
@@ -159,9 +131,7 @@ export function stageStatements(
   return [
     // A record met again on a later page (the layer edited while paging) replaces the earlier copy.
     ...insertStatements(
-      `INSERT OR REPLACE INTO airspace_feed_staged_features (feed, external_id, type, name, geometry, min_lat,
-        min_lng, max_lat, max_lng, latitude, longitude, radius_m, properties, floor_m, ceiling_m, floor_code,
-        ceiling_code, effective_start, effective_end, last_updated, city, state, country, source)`,
+      `INSERT OR REPLACE INTO airspace_feed_staged_features (feed, ${FEATURE_COLUMNS})`,
       featureRows,
     ),
     ...insertStatements(
@@ -237,13 +207,8 @@ export function swapStatements(
     },
     { sql: "DELETE FROM airspace_features WHERE dataset = ?", params: [f] },
     {
-      sql: `INSERT INTO airspace_features (external_id, type, name, geometry, min_lat, min_lng, max_lat, max_lng,
-              latitude, longitude, radius_m, properties, floor_m, ceiling_m, floor_code, ceiling_code, effective_start,
-              effective_end, last_updated, city, state, country, source, dataset)
-            SELECT external_id, type, name, geometry, min_lat, min_lng, max_lat, max_lng, latitude, longitude, radius_m,
-              properties, floor_m, ceiling_m, floor_code, ceiling_code, effective_start, effective_end, last_updated,
-              city, state, country, source, feed
-            FROM airspace_feed_staged_features WHERE feed = ?`,
+      sql: `INSERT INTO airspace_features (${FEATURE_COLUMNS}, dataset)
+            SELECT ${FEATURE_COLUMNS}, feed FROM airspace_feed_staged_features WHERE feed = ?`,
       params: [f],
     },
     {
