@@ -37,6 +37,10 @@ const FRESH_ISOLATE = [
   "test/worker/openapi.responses.test.ts",
   "test/worker/pageMaps.test.ts",
   "test/worker/syntheticMarks.test.ts",
+  // Every file that loads elevation tiles: the isolate keeps the manifest and chunks it read.
+  "test/worker/elevation.etag.test.ts",
+  "test/worker/live.test.ts",
+  "test/worker/webhooks.test.ts",
 ];
 
 function workerProject(name: string, files: { include: string[]; exclude?: string[]; isolate: boolean }) {
