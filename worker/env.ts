@@ -11,6 +11,8 @@ export interface Bindings {
   ELEVATION: R2Bucket;
   ENVIRONMENT: string;
   RATE_LIMIT_PER_MINUTE: string;
+  /** "off" lifts the per-account limit on expensive work (middleware/accountWork.ts): benchmarks only. */
+  ACCOUNT_WORK_LIMIT?: string;
   /** Workers Rate Limiting (wrangler.toml `[[ratelimits]]`); absent, the isolate's bucket limits alone. */
   API_RATE_LIMIT?: RateLimit;
   JWT_ISSUER: string;

@@ -290,6 +290,8 @@ export async function startService(): Promise<{ ctx: BenchContext; stop: () => P
         STATE_DIR: stateDir,
         // The benchmark measures the service, not the rate limiter.
         RATE_LIMIT_PER_MINUTE: "1000000000",
+        // One account's throughput is measured, not its fair share beside others.
+        ACCOUNT_WORK_LIMIT: "off",
         WRANGLER_LOG: "warn",
         WRANGLER_LOG_PATH: quietLog,
       },
