@@ -1,9 +1,10 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { identityProviders, pilotLinkGrants, pilots, signInStates } from "../../schema";
+import { identityProviders, pilotLinkGrants, signInStates } from "../../schema";
 import type { Db } from "../env";
 import { sha256, sha256Hex } from "../lib/hash";
 import { base62OfBytes } from "../lib/ids";
 import type { SqlDb } from "./accounts";
+import { insertPilot } from "./pilots";
 
 export type IdentityProvider = typeof identityProviders.$inferSelect;
 export type NewIdentityProvider = Omit<IdentityProvider, "createdAt" | "updatedAt">;
@@ -56,21 +57,7 @@ export async function ensureFederatedPilot(
   now: number,
 ): Promise<string> {
   const id = await federatedPilotId(accountId, userId);
-  await db
-    .insert(pilots)
-    .values({
-      id,
-      accountId,
-      userId,
-      username: `pilot_${id.slice(-8)}`,
-      userMetadata: {},
-      appMetadata: {},
-      phoneVerified: false,
-      emailVerified: false,
-      createdAt: now,
-    })
-    .onConflictDoNothing()
-    .run();
+  await insertPilot(db, { id, accountId, userId }, now);
   return id;
 }
 

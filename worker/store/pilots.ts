@@ -16,6 +16,16 @@ export async function pilotIdFor(accountId: string, userId: string): Promise<str
 /** Creates the pilot on its first token; later calls change nothing. One statement. */
 export async function ensurePilot(db: Db, accountId: string, userId: string, now: number): Promise<string> {
   const id = await pilotIdFor(accountId, userId);
+  await insertPilot(db, { id, accountId, userId }, now);
+  return id;
+}
+
+/** A new pilot row with its defaults, unless the id exists (anonymous and federated pilots alike). */
+export async function insertPilot(
+  db: Db,
+  { id, accountId, userId }: { id: string; accountId: string; userId: string },
+  now: number,
+): Promise<void> {
   await db
     .insert(pilots)
     .values({
@@ -31,7 +41,6 @@ export async function ensurePilot(db: Db, accountId: string, userId: string, now
     })
     .onConflictDoNothing()
     .run();
-  return id;
 }
 
 /** The pilot of the account and, when asked, statistics from flights and aircraft: one D1 round trip. */
