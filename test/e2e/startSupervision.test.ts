@@ -101,6 +101,20 @@ async function answersAgain(probe: () => Promise<boolean>, withinMs = 60_000): P
   throw new Error(`no answer within ${withinMs} ms:\n${output.join("").slice(-3000)}`);
 }
 
+/** The worker's pid in services.json once it names a running process (the supervisor writes it on ready). */
+async function liveWorkerPid(): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const { pid } = services().worker;
+    try {
+      process.kill(pid, 0);
+      return pid;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error("services.json names no running worker");
+}
+
 const api = () => httpProbe(`${baseUrl}/health`)();
 const relay = () => httpProbe(`http://127.0.0.1:${metricsPort}/metrics`)();
 
@@ -116,7 +130,8 @@ describe("npm start restarts what stops answering", () => {
   });
 
   it("wrangler killed: the API answers again within 10 s", async () => {
-    const { pid } = services().worker;
+    // The restart before may have answered before the supervisor noted the new wrangler's pid.
+    const pid = await liveWorkerPid();
     // wrangler alone: its workerd is left behind, holding the port, until the supervisor ends it.
     process.kill(pid, "SIGKILL");
     const ms = await answersAgain(api);
