@@ -14,6 +14,8 @@ export const ENV_FILE =
 export const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
 export const D1_DATABASE = "windsock";
 export const ELEVATION_BUCKET = "windsock-elevation";
+/** Where `npm start` loads the embedded vector basemap, and MAP_PMTILES_KEY's local default. */
+export const EMBEDDED_BASEMAP_KEY = "basemap/basemap.pmtiles";
 
 /** wrangler and miniflare run offline: skip the `request.cf` download and metrics. */
 export const WRANGLER_ENV = {

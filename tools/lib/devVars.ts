@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ROOT } from "./config";
+import { EMBEDDED_BASEMAP_KEY, ROOT } from "./config";
 
 const DEV_VARS = path.join(ROOT, ".dev.vars");
 
@@ -12,6 +12,8 @@ const GENERATED: Record<string, () => string> = {
     JSON.stringify(generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })),
   TELEMETRY_MASTER_KEY: () => randomBytes(32).toString("base64"),
   RELAY_SECRET: () => randomBytes(32).toString("base64url"),
+  // The embedded vector basemap npm start loads (tools/seed/basemap.ts); empty switches it off.
+  MAP_PMTILES_KEY: () => EMBEDDED_BASEMAP_KEY,
 };
 
 /** Adds any missing development secret to .dev.vars, keeping what is there; returns all values. */
