@@ -50,6 +50,12 @@ export interface Bindings {
   MAP_RASTER_TILES?: string;
   MAP_RASTER_ATTRIBUTION?: string;
   /**
+   * An operator's vector basemap: the R2 key, in the ELEVATION bucket, of a PMTiles archive (a
+   * Protomaps extract, or `npm run basemap:build`'s), served at /maps/v1/basemap and drawn by
+   * MapLibre GL on both pages where WebGL works. Unset or empty: no vector basemap.
+   */
+  MAP_PMTILES_KEY?: string;
+  /**
    * "true" lets user-set outbound URLs (webhooks, OpenID providers) reach this machine (localhost,
    * 127.0.0.1, [::1]) when ENVIRONMENT is development; ignored in any other mode (domain/outboundUrl.ts).
    */

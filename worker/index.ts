@@ -24,6 +24,7 @@ import { appLinkRoutes } from "./routes/appLinks";
 import { archiveRoutes } from "./routes/archive";
 import { authRoutes } from "./routes/auth";
 import { authorizationRoutes } from "./routes/authorizations";
+import { basemapRoutes } from "./routes/basemap";
 import { briefingRoutes } from "./routes/briefing";
 import { corsOriginRoutes } from "./routes/corsOrigins";
 import { createFlightPageRoutes, deeplinkRoutes } from "./routes/deeplink";
@@ -71,6 +72,8 @@ const PUBLIC_PATHS = [
   /^\/rid\/v2\//,
   // A browser's live stream and page carry a signed ticket instead; without one, the route asks for the API key.
   /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live)\/?$/,
+  // The pages' vector basemap, as keyless as the pages.
+  /^\/maps\/v1\/basemap(\.json$|\/)/,
 ];
 
 const app = createRouter();
@@ -78,7 +81,7 @@ const app = createRouter();
 // CORS first: a preflight needs no API key, and every answer (errors too) carries the headers.
 app.use("*", corsMiddleware);
 // ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).
-for (const path of ["/.well-known/jwks.json", "/openapi.json", "/docs", "/favicon.ico"])
+for (const path of ["/.well-known/jwks.json", "/openapi.json", "/docs", "/favicon.ico", "/maps/v1/*"])
   app.use(path, cacheable(CACHE.publicShort));
 // Rulesets (`/rules/v1/{ruleset_id}`), not a plan's evaluation, which changes with the plan.
 for (const path of ["/elevation/v1/*", "/rules/v1/:ruleset_id", "/aircraft/v2/*"])
@@ -163,6 +166,7 @@ app.route("/", weatherRoutes);
 app.route("/", airspaceSourceRoutes);
 app.route("/", airspaceRoutes);
 app.route("/", systemRoutes);
+app.route("/", basemapRoutes);
 app.route("/", interussRoutes);
 app.route("/", ridRoutes);
 app.route("/", createFlightPageRoutes(app.fetch));

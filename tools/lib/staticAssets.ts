@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "../../worker/pages/map/assets.ts";
 import { DOCS_ASSETS } from "../../worker/routes/docsAssets.ts";
 import { ROOT } from "./config.ts";
 
@@ -31,6 +32,11 @@ export function withoutSourceMapComment(css: string): string {
   return css.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, "");
 }
 
+/** The same for a script: the `//# sourceMappingURL=` line at its end. */
+export function withoutScriptSourceMap(js: string): string {
+  return js.replace(/\n\/\/# sourceMappingURL=\S*\s*$/, "\n");
+}
+
 /** What the pages load besides the worker's own answers. */
 export const STATIC_FILES: StaticFile[] = [
   { from: "swagger-ui-dist/swagger-ui-bundle.js", to: `${DOCS_ASSETS}/swagger-ui-bundle.js` },
@@ -38,6 +44,24 @@ export const STATIC_FILES: StaticFile[] = [
     from: "swagger-ui-dist/swagger-ui.css",
     to: `${DOCS_ASSETS}/swagger-ui.css`,
     transform: withoutSourceMapComment,
+  },
+  // MapLibre GL for the pages' vector basemap (pages/map/vectorBasemap.ts): the module, the Web
+  // Worker module it starts from beside itself, its stylesheet; Protomaps' style layers.
+  {
+    from: "maplibre-gl/dist/maplibre-gl.mjs",
+    to: `${MAPLIBRE_ASSETS}/maplibre-gl.mjs`,
+    transform: withoutScriptSourceMap,
+  },
+  {
+    from: "maplibre-gl/dist/maplibre-gl-worker.mjs",
+    to: `${MAPLIBRE_ASSETS}/maplibre-gl-worker.mjs`,
+    transform: withoutScriptSourceMap,
+  },
+  { from: "maplibre-gl/dist/maplibre-gl.css", to: `${MAPLIBRE_ASSETS}/maplibre-gl.css` },
+  {
+    from: "@protomaps/basemaps/dist/esm/index.js",
+    to: `${PROTOMAPS_BASEMAPS_ASSETS}/basemaps.mjs`,
+    transform: withoutScriptSourceMap,
   },
 ];
 

@@ -38,6 +38,8 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
+import { mapPageSources } from "../pages/map/vectorBasemap";
+import { basemapConfig } from "../services/basemap";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import {
   finishProviderSignIn,
@@ -326,7 +328,12 @@ async function mapContextWithGround(
     loadMapContext(c.var.db, area, form),
     mapTerrain(c.env.ELEVATION, mapFrame(area), (p) => c.executionCtx.waitUntil(p)),
   ]);
-  return { ...context, terrain, basemap: mapBasemap(c.env) };
+  return {
+    ...context,
+    terrain,
+    basemap: mapBasemap(c.env),
+    vectorBasemap: basemapConfig(c.env) !== undefined,
+  };
 }
 
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */
@@ -339,12 +346,13 @@ function actingAccount(link: OpenedLink) {
  * No scripts, no framing, no referrer; forms post only here, and the redirect after the post may
  * go only to the link's own (already allowed) callback origin.
  */
-function page(c: Context<AppEnv>, html: string, status: 200 | 400, link?: OpenedLink) {
+async function page(c: Context<AppEnv>, html: string, status: 200 | 400, link?: OpenedLink) {
   const callback = link?.request.callbackUrl;
   const formTargets = ["'self'", ...(callback ? [new URL(callback).origin] : [])].join(" ");
+  const map = await mapPageSources(basemapConfig(c.env) !== undefined, "none");
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src ${mapImageSources(mapBasemap(c.env))}; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${mapImageSources(mapBasemap(c.env))}; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");

@@ -17,7 +17,9 @@ import { requireApiKey } from "../middleware/apiKey";
 import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
+import { mapPageSources } from "../pages/map/vectorBasemap";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
+import { basemapConfig } from "../services/basemap";
 import { boundStream, keyStillLive } from "../services/liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import { chunkLoader, coverage } from "../store/elevationTiles";
@@ -304,9 +306,10 @@ export const liveRoutes = createRouter()
     const { flight, ticket } = await watcher(c, c.req.valid("param").flight_id);
     // Opened with API headers: the page gets its own ticket, so the key never reaches a URL.
     const pageTicket = ticket ?? (await ticketFor(c, flight)).ticket;
+    const map = await mapPageSources(basemapConfig(c.env) !== undefined, "inline");
     c.header(
       "Content-Security-Policy",
-      `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+      `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
@@ -333,7 +336,12 @@ async function liveMapContext(c: Context<AppEnv>, flight: FlightRow): Promise<Ma
     mapContext(c.var.db, frame.box, flight.startTime, flight.endTime),
     mapTerrain(c.env.ELEVATION, frame, (p) => c.executionCtx.waitUntil(p)),
   ]);
-  return { ...context, terrain, basemap: mapBasemap(c.env) };
+  return {
+    ...context,
+    terrain,
+    basemap: mapBasemap(c.env),
+    vectorBasemap: basemapConfig(c.env) !== undefined,
+  };
 }
 
 /** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */

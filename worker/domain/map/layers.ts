@@ -34,6 +34,8 @@ export interface MapContext {
   terrain?: { plan: CarpetPlan; carpet: CarpetValues; sourceStep?: number };
   /** The operator's raster basemap (MAP_RASTER_TILES), if one is set. */
   basemap?: Basemap;
+  /** Whether the operator's vector basemap (MAP_PMTILES_KEY) is set, for MapLibre to draw under the map. */
+  vectorBasemap?: boolean;
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -59,6 +61,8 @@ export interface MapLayers {
   terrain?: TerrainLayer;
   /** The operator's raster tiles under everything, with their attribution. */
   basemap?: { tiles: BasemapTile[]; attribution: string };
+  /** The frame's box (west, south, east, north) for the vector basemap to draw, when one is set. */
+  vectorBasemap?: { bounds: [number, number, number, number] };
   scale: ScaleBar;
 }
 
@@ -122,6 +126,9 @@ export function mapLayers(
       tiles: basemapTiles(frame, context.basemap),
       attribution: context.basemap.attribution,
     },
+    vectorBasemap: context.vectorBasemap
+      ? { bounds: [frame.box.minLng, frame.box.minLat, frame.box.maxLng, frame.box.maxLat] }
+      : undefined,
     terrain:
       context.terrain &&
       terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit, context.terrain.sourceStep),

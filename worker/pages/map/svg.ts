@@ -1,6 +1,7 @@
 import { SYNTHETIC_MARK } from "../../domain/airspace/synthetic";
 import type { MapLayers } from "../../domain/map/layers";
 import { greyPng, pngDataUrl } from "../../lib/png";
+import { vectorBasemapMarkup } from "./vectorBasemap";
 
 /**
  * The shared map of the deep-link and live pages as one server-rendered SVG: land and boundaries,
@@ -49,12 +50,15 @@ export function renderMapSvg(m: MapDrawing): string {
     `aria-labelledby="${esc(m.id ?? "map")}-title"`,
     `preserveAspectRatio="xMidYMid meet"`,
     `font-family="system-ui,sans-serif"`,
+    layers.vectorBasemap
+      ? `data-vector-basemap="${layers.vectorBasemap.bounds.map((v) => v.toFixed(6)).join(",")}"`
+      : "",
   ]
     .filter(Boolean)
     .join(" ");
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>`);
   out.push(`<title id="${esc(m.id ?? "map")}-title">${esc(m.title)}</title>`);
-  out.push(`<rect width="${width}" height="${height}" fill="#e6ecf1"/>`);
+  out.push(`<rect class="background" width="${width}" height="${height}" fill="#e6ecf1"/>`);
   const basemap = layers.basemap;
   if (basemap) {
     out.push(`<g class="basemap">`);
@@ -152,6 +156,8 @@ export function renderMapSvg(m: MapDrawing): string {
     `<g class="north" transform="translate(${width - 22} 30)"><circle r="14" fill="#fff" fill-opacity="0.8"/><path d="M0 -10L6 8L0 4L-6 8Z" fill="#111"/><text y="-16" font-size="10" text-anchor="middle" fill="#111">N</text></g>`,
   );
   out.push("</svg>");
+  // MapLibre under the SVG where WebGL works (vectorBasemap.ts); the SVG alone everywhere else.
+  if (layers.vectorBasemap) out.push(vectorBasemapMarkup());
   return out.join("");
 }
 
@@ -197,6 +203,10 @@ export function mapLegend(layers: MapLayers): LegendEntry[] {
       : { text: "no elevation data loaded under this view: no ground relief" },
   );
   if (layers.basemap) entries.push({ text: `basemap: ${layers.basemap.attribution}` });
+  if (layers.vectorBasemap)
+    entries.push({
+      text: "basemap where WebGL works: the operator's vector tiles drawn by MapLibre GL, credited on the map",
+    });
   if (layers.boundaries.length > 0) entries.push({ color: "#8a8270", style: "line", text: "boundaries" });
   if (layers.areas.length > 0)
     entries.push({ color: NEUTRAL, style: "dashed", text: "airspace (advisories in their color)" });

@@ -1,0 +1,122 @@
+import { BASEMAP_PATH, MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "./assets";
+
+/**
+ * The vector basemap under the shared map, as progressive enhancement: the page carries the
+ * server-drawn SVG, and this script, where WebGL works, loads MapLibre GL (a static asset), draws
+ * the operator's PMTiles basemap (GET /maps/v1/basemap.json, Protomaps' "light" layers) over the
+ * SVG's exact box, and only once it has drawn lets it show through the SVG, whose own ground
+ * (background, land, hillshade, raster tiles) it hides; contours, airspace, the flight's area, the
+ * track and the markers stay on top. Without JavaScript, without WebGL, or when the basemap fails,
+ * the SVG stays as it is. The map is not interactive, so it stays aligned with the SVG. Without a
+ * `lang`, Protomaps' layers have no labels: no glyphs or sprites to load.
+ */
+
+/** A constant, so its hash allows it under a Content-Security-Policy without 'unsafe-inline'. */
+export const VECTOR_BASEMAP_SCRIPT = `
+const svg = document.querySelector("svg[data-vector-basemap]");
+const gl = document.createElement("canvas").getContext("webgl2") || document.createElement("canvas").getContext("webgl");
+if (svg && gl) {
+  const [west, south, east, north] = svg.dataset.vectorBasemap.split(",").map(Number);
+  const css = document.createElement("link");
+  css.rel = "stylesheet";
+  css.href = "${MAPLIBRE_ASSETS}/maplibre-gl.css";
+  document.head.append(css);
+  const holder = document.createElement("div");
+  holder.className = "vector-basemap-holder";
+  svg.before(holder);
+  const container = document.createElement("div");
+  container.className = "vector-basemap";
+  holder.append(container, svg);
+  holder.dataset.state = "loading";
+  try {
+    const [maplibre, protomaps] = await Promise.all([
+      import("${MAPLIBRE_ASSETS}/maplibre-gl.mjs"),
+      import("${PROTOMAPS_BASEMAPS_ASSETS}/basemaps.mjs"),
+    ]);
+    const map = new maplibre.Map({
+      container,
+      style: {
+        version: 8,
+        sources: { protomaps: { type: "vector", url: location.origin + "${BASEMAP_PATH}.json" } },
+        layers: protomaps.layers("protomaps", protomaps.namedFlavor("light")),
+      },
+      bounds: [[west, south], [east, north]],
+      interactive: false,
+      attributionControl: { compact: false },
+      fadeDuration: 0,
+    });
+    map.on("error", (event) => {
+      if (holder.dataset.state === "loading") holder.dataset.state = "failed";
+      console.warn("basemap:", event.error && event.error.message);
+    });
+    map.once("load", () => {
+      if (holder.dataset.state !== "loading") return;
+      svg.classList.add("over-basemap");
+      holder.dataset.state = "drawn";
+    });
+  } catch (err) {
+    holder.dataset.state = "failed";
+    console.warn("basemap:", err);
+  }
+}
+`;
+
+/** Hides the MapLibre box until it has drawn; then the SVG's ground gives way to it. */
+const STYLE = `<style>
+.vector-basemap-holder{position:relative}
+.vector-basemap-holder>svg{position:relative}
+.vector-basemap{position:absolute;inset:0;visibility:hidden}
+.vector-basemap-holder[data-state=drawn]>.vector-basemap{visibility:visible}
+svg.over-basemap{pointer-events:none}
+svg.over-basemap>*{pointer-events:visiblePainted}
+svg.over-basemap .background,svg.over-basemap .basemap,svg.over-basemap .hillshade,svg.over-basemap .attribution{display:none}
+svg.over-basemap .boundary{fill:none}
+</style>`;
+
+/** What follows the map's SVG when a vector basemap is configured. */
+export function vectorBasemapMarkup(): string {
+  return `${STYLE}<script type="module">${VECTOR_BASEMAP_SCRIPT}</script>`;
+}
+
+let scriptHash: Promise<string> | undefined;
+
+/** The script's CSP source, `'sha256-…'`. */
+export function vectorBasemapScriptSource(): Promise<string> {
+  scriptHash ??= crypto.subtle
+    .digest("SHA-256", new TextEncoder().encode(VECTOR_BASEMAP_SCRIPT))
+    .then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
+  return scriptHash;
+}
+
+export interface MapPageSources {
+  script: string;
+  style: string;
+  connect: string;
+  worker: string;
+}
+
+/**
+ * The Content-Security-Policy sources of a page with the shared map. With a vector basemap: the
+ * libraries from this origin, MapLibre's Web Worker (from this origin, or a blob: that imports it),
+ * the TileJSON and tiles, and its stylesheet. `ownScripts` says whether the page runs inline scripts
+ * of its own ('unsafe-inline', which a hash would switch off) or none (then only this script's hash).
+ */
+export async function mapPageSources(
+  vectorBasemap: boolean,
+  ownScripts: "inline" | "none",
+): Promise<MapPageSources> {
+  const own = ownScripts === "inline" ? "'unsafe-inline'" : "";
+  if (!vectorBasemap)
+    return {
+      script: own || "'none'",
+      style: "'unsafe-inline'",
+      connect: own ? "'self'" : "'none'",
+      worker: "'none'",
+    };
+  return {
+    script: `'self' ${own || (await vectorBasemapScriptSource())}`,
+    style: "'self' 'unsafe-inline'",
+    connect: "'self'",
+    worker: "'self' blob:",
+  };
+}

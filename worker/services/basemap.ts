@@ -1,0 +1,66 @@
+import type { TileAddress } from "../domain/map/tileAddress";
+import { ApiError } from "../lib/errors";
+import { ArchiveMissing, basemapArchive, forgetBasemapArchive } from "../store/basemapArchive";
+
+/**
+ * The operator's vector basemap (MAP_PMTILES_KEY, a PMTiles archive in the ELEVATION bucket): its
+ * TileJSON and its tiles for the pages' MapLibre map. The archive's own metadata names its data
+ * (Protomaps' extracts: OpenStreetMap), and that is the attribution the map shows.
+ */
+
+export interface BasemapConfig {
+  bucket: R2Bucket;
+  key: string;
+}
+
+/** The configured archive, or none (MAP_PMTILES_KEY unset or empty). */
+export function basemapConfig(env: {
+  ELEVATION: R2Bucket;
+  MAP_PMTILES_KEY?: string;
+}): BasemapConfig | undefined {
+  const key = env.MAP_PMTILES_KEY?.trim();
+  return key ? { bucket: env.ELEVATION, key } : undefined;
+}
+
+function required(config: BasemapConfig | undefined): BasemapConfig {
+  if (!config) throw new ApiError(404, "No vector basemap is configured here (MAP_PMTILES_KEY is unset)");
+  return config;
+}
+
+/**
+ * Reads through the archive. A missing object, or one that is no PMTiles archive, is a 404 that
+ * names the key to load; the isolate's reader, whose cache keeps a failed header read, is dropped.
+ */
+async function reading<T>(config: BasemapConfig, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    forgetBasemapArchive(config.key);
+    const load = "load one with npm run basemap:load (docs/deployment.md)";
+    if (err instanceof ArchiveMissing)
+      throw new ApiError(404, `The basemap archive ${config.key} is not loaded: ${load}`);
+    throw new ApiError(
+      404,
+      `The basemap archive ${config.key} is not a readable PMTiles archive (${err instanceof Error ? err.message : String(err)}): ${load}`,
+    );
+  }
+}
+
+/** TileJSON 3.0.0 for MapLibre, its tiles under `tilesBase`. */
+export async function basemapTileJson(
+  config: BasemapConfig | undefined,
+  tilesBase: string,
+): Promise<unknown> {
+  const found = required(config);
+  return reading(found, () => basemapArchive(found.bucket, found.key).getTileJson(tilesBase));
+}
+
+/** The tile's MVT bytes (uncompressed), or undefined where the archive has none. */
+export async function basemapTile(
+  config: BasemapConfig | undefined,
+  { z, x, y }: TileAddress,
+): Promise<ArrayBuffer | undefined> {
+  const found = required(config);
+  const tile = await reading(found, () => basemapArchive(found.bucket, found.key).getZxy(z, x, y));
+  return tile?.data;
+}
