@@ -41,6 +41,8 @@ const COMMANDS: [string[], string][] = [
   [["tools/identityProvider.ts", "show"], "npm run pilots:provider -- show"],
   [["tools/airspace/import.ts"], "npm run airspace:import"],
   [["tools/elevation/import.ts"], "npm run elevation:import"],
+  [["tools/basemap/build.ts"], "npm run basemap:build"],
+  [["tools/basemap/load.ts"], "npm run basemap:load"],
   [["tools/wranglerTypes.ts"], "npm run types"],
   [["tools/assets.ts"], "npm run assets"],
   [["tools/check.ts"], "npm run check"],

@@ -11,6 +11,7 @@ import {
   STATIC_FILES,
   type StaticFile,
 } from "../../tools/lib/staticAssets";
+import { MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "../../worker/pages/map/assets";
 import { DOCS_ASSETS } from "../../worker/routes/docsAssets";
 
 let dir: string;
@@ -31,8 +32,32 @@ describe("the static assets step", () => {
     expect(installed("swagger-ui-dist/swagger-ui.css").toString()).toContain("sourceMappingURL");
     expect(css).not.toContain("sourceMappingURL");
     expect(css).toContain(".swagger-ui");
-    expect(done).toMatchObject({ files: 3, written: 3, removed: 0 });
+    // Swagger UI's two, MapLibre's three, Protomaps' one, and _headers.
+    expect(done).toMatchObject({ files: 7, written: 7, removed: 0 });
     expect(done.bytes).toBeGreaterThan(1_000_000);
+  });
+
+  it("copies MapLibre GL (its module, the worker module beside it, its CSS) and Protomaps' layers under their versions", () => {
+    prepareStaticAssets(STATIC_FILES, dir);
+    expect(MAPLIBRE_ASSETS).toMatch(/^\/maps\/assets\/maplibre-gl-\d+\.\d+\.\d+$/);
+    expect(PROTOMAPS_BASEMAPS_ASSETS).toMatch(/^\/maps\/assets\/protomaps-basemaps-\d+\.\d+\.\d+$/);
+    for (const [from, to] of [
+      ["maplibre-gl/dist/maplibre-gl.mjs", `${MAPLIBRE_ASSETS}/maplibre-gl.mjs`],
+      ["maplibre-gl/dist/maplibre-gl-worker.mjs", `${MAPLIBRE_ASSETS}/maplibre-gl-worker.mjs`],
+      ["@protomaps/basemaps/dist/esm/index.js", `${PROTOMAPS_BASEMAPS_ASSETS}/basemaps.mjs`],
+    ]) {
+      const copied = readFileSync(path.join(dir, to!), "utf8");
+      expect(installed(from!).toString()).toContain("//# sourceMappingURL=");
+      expect(copied).not.toContain("sourceMappingURL");
+      // The rest as installed: only the last line went.
+      expect(installed(from!).toString().startsWith(copied.trimEnd())).toBe(true);
+      expect(copied.length).toBeGreaterThan(30_000);
+    }
+    expect(
+      readFileSync(path.join(dir, MAPLIBRE_ASSETS, "maplibre-gl.css")).equals(
+        installed("maplibre-gl/dist/maplibre-gl.css"),
+      ),
+    ).toBe(true);
   });
 
   it("caches every listed file for good through _headers", () => {

@@ -36,6 +36,8 @@ const NOT_DOCUMENTED: Record<string, string> = {
   "GET /internal/v1/flights/{flight_id}/session": "the UDP relay's internal API (relay credential)",
   "POST /internal/v1/telemetry": "the UDP relay's internal API (relay credential)",
   "POST /dev/v1/flights/{flight_id}/monitoring": "development-only switch for the live tests (hidden)",
+  "GET /maps/v1/basemap.json": "the pages' vector basemap: TileJSON for their MapLibre map",
+  "GET /maps/v1/basemap/{z}/{x}/{y}": "the pages' vector basemap: Mapbox Vector Tiles for their MapLibre map",
 };
 
 /** Documented, but not JSON: their 200 is checked for its media type only. */

@@ -5,7 +5,7 @@ const HELP = `Builds the embedded vector basemap: a PMTiles v3 archive of Mapbox
 Protomaps basemap layer schema (earth, water, boundaries, pois), from the real data this project
 embeds: Natural Earth land, lakes and country borders (npm world-atlas; 1:50m at zooms 0–5 world-wide,
 1:10m at zooms 6–10), US states and counties (npm us-atlas) and OurAirports' airports, around
-Jacksboro, Gothenburg and Luxembourg. About 1.6 MiB, built in seconds and cached under STATE_DIR.
+Jacksboro, Gothenburg and Luxembourg. About 1.3 MiB, built in seconds and cached in node_modules/.cache.
 
 Usage: npm run basemap:build -- [--out file.pmtiles] [--world-max-zoom 5] [--max-zoom 10]
 

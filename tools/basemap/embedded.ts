@@ -2,11 +2,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { embeddedAirports } from "../airspace/airportDatabase";
-import { ROOT, STATE_DIR } from "../lib/config";
+import { ROOT } from "../lib/config";
 import { buildBasemap } from "./builder";
 
-/** Built archives are kept here, named by the digest of what they are made from. */
-const CACHE_DIR = path.join(STATE_DIR, "basemap");
+/**
+ * Built archives are kept here, named by the digest of what they are made from: beside the
+ * packages they come from, so every state (npm start's, each test run's fresh one) shares one build.
+ */
+const CACHE_DIR = path.join(ROOT, "node_modules/.cache/windsock-basemap");
 
 /** The builder's code and its data packages: any change builds the archive again. */
 function inputsDigest(): string {
@@ -31,7 +34,7 @@ export interface EmbeddedBasemap {
   built: boolean;
 }
 
-/** The embedded archive's file, built once for the current inputs (about 5 s) and cached. */
+/** The embedded archive's file, built once for the current inputs (a few seconds) and cached. */
 export async function embeddedBasemap(progress: (message: string) => void): Promise<EmbeddedBasemap> {
   const digest = inputsDigest();
   const file = path.join(CACHE_DIR, `embedded-${digest}.pmtiles`);

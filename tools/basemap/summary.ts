@@ -12,8 +12,11 @@ export class BytesSource implements Source {
   }
 
   async getBytes(offset: number, length: number): Promise<RangeResponse> {
-    const slice = this.bytes.slice(offset, offset + length);
-    return { data: slice.buffer };
+    // A copy: a Buffer's subarray shares its pool's ArrayBuffer.
+    const part = this.bytes.subarray(offset, offset + length);
+    const data = new Uint8Array(part.length);
+    data.set(part);
+    return { data: data.buffer };
   }
 }
 

@@ -354,6 +354,10 @@ export const PUBLIC_ROUTES: string[] = [
   // A browser's live stream carries a signed ticket instead; without one it asks for the API key
   // (test/worker/live.test.ts). Not in the matrix: its 200 is an endless event stream.
   "GET /flight/v2/:flight_id/telemetry/stream",
+  // The pages' vector basemap: TileJSON and tiles MapLibre reads, as keyless as the pages
+  // (test/worker/basemap.test.ts).
+  "GET /maps/v1/basemap.json",
+  "GET /maps/v1/basemap/:z/:x/:y",
 ];
 
 /**

@@ -3,7 +3,8 @@ import { BASEMAP_PATH, MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "./asse
 /**
  * The vector basemap under the shared map, as progressive enhancement: the page carries the
  * server-drawn SVG, and this script, where WebGL works, loads MapLibre GL (a static asset), draws
- * the operator's PMTiles basemap (GET /maps/v1/basemap.json, Protomaps' "light" layers) over the
+ * the operator's PMTiles basemap (GET /maps/v1/basemap.json, Protomaps' "light" layers for the
+ * source layers the archive holds) over the
  * SVG's exact box, and only once it has drawn lets it show through the SVG, whose own ground
  * (background, land, hillshade, raster tiles) it hides; contours, airspace, the flight's area, the
  * track and the markers stay on top. Without JavaScript, without WebGL, or when the basemap fails,
@@ -29,28 +30,31 @@ if (svg && gl) {
   holder.append(container, svg);
   holder.dataset.state = "loading";
   try {
-    const [maplibre, protomaps] = await Promise.all([
+    const [maplibre, protomaps, tileJson] = await Promise.all([
       import("${MAPLIBRE_ASSETS}/maplibre-gl.mjs"),
       import("${PROTOMAPS_BASEMAPS_ASSETS}/basemaps.mjs"),
+      fetch("${BASEMAP_PATH}.json").then((r) => (r.ok ? r.json() : Promise.reject(new Error("basemap " + r.status)))),
     ]);
+    // Only the layers the archive holds: an extract has them all, a smaller archive some.
+    const held = new Set(tileJson.vector_layers.map((l) => l.id));
+    const layers = protomaps
+      .layers("protomaps", protomaps.namedFlavor("light"))
+      .filter((l) => !l["source-layer"] || held.has(l["source-layer"]));
+    const { tiles, minzoom, maxzoom, bounds, attribution } = tileJson;
     const map = new maplibre.Map({
       container,
       style: {
         version: 8,
-        sources: { protomaps: { type: "vector", url: location.origin + "${BASEMAP_PATH}.json" } },
-        layers: protomaps.layers("protomaps", protomaps.namedFlavor("light")),
+        sources: { protomaps: { type: "vector", tiles, minzoom, maxzoom, bounds, attribution } },
+        layers,
       },
       bounds: [[west, south], [east, north]],
       interactive: false,
       attributionControl: { compact: false },
       fadeDuration: 0,
     });
-    map.on("error", (event) => {
-      if (holder.dataset.state === "loading") holder.dataset.state = "failed";
-      console.warn("basemap:", event.error && event.error.message);
-    });
+    map.on("error", (event) => console.warn("basemap:", event.error && event.error.message));
     map.once("load", () => {
-      if (holder.dataset.state !== "loading") return;
       svg.classList.add("over-basemap");
       holder.dataset.state = "drawn";
     });
@@ -67,9 +71,9 @@ const STYLE = `<style>
 .vector-basemap-holder>svg{position:relative}
 .vector-basemap{position:absolute;inset:0;visibility:hidden}
 .vector-basemap-holder[data-state=drawn]>.vector-basemap{visibility:visible}
-svg.over-basemap{pointer-events:none}
+svg.over-basemap{pointer-events:none;background:transparent}
 svg.over-basemap>*{pointer-events:visiblePainted}
-svg.over-basemap .background,svg.over-basemap .basemap,svg.over-basemap .hillshade,svg.over-basemap .attribution{display:none}
+svg.over-basemap .background,svg.over-basemap .basemap,svg.over-basemap .attribution{display:none}
 svg.over-basemap .boundary{fill:none}
 </style>`;
 
