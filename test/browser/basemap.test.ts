@@ -1,6 +1,8 @@
 import { namedFlavor } from "@protomaps/basemaps";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { IMMUTABLE } from "../../tools/lib/staticAssets";
+import { MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "../../worker/pages/map/assets";
 import { type Browser, browserAvailable, launch } from "./chromium";
 import { differingShare } from "./pixels";
 
@@ -172,6 +174,24 @@ describe.skipIf(!available)("the vector basemap in Chromium", () => {
       expect(await differingShare(page, page.locator("svg#map"))).toBeGreaterThan(0.05);
     } finally {
       await noScript.close();
+    }
+  });
+});
+
+// Workers Static Assets answers these before the worker (SELF.fetch in the worker tests never sees them).
+describe("the map libraries, served as static assets", () => {
+  it("serves MapLibre's modules and stylesheet and Protomaps' layers with their types, cached for good", async () => {
+    for (const [file, type, marker] of [
+      [`${MAPLIBRE_ASSETS}/maplibre-gl.mjs`, "javascript", "maplibre"],
+      [`${MAPLIBRE_ASSETS}/maplibre-gl-worker.mjs`, "javascript", "self.worker"],
+      [`${MAPLIBRE_ASSETS}/maplibre-gl.css`, "text/css", ".maplibregl-canvas"],
+      [`${PROTOMAPS_BASEMAPS_ASSETS}/basemaps.mjs`, "javascript", "namedFlavor"],
+    ] as const) {
+      const res = await fetch(`${service.baseUrl}${file}`);
+      expect(res.status, file).toBe(200);
+      expect(res.headers.get("content-type"), file).toContain(type);
+      expect(res.headers.get("cache-control"), file).toBe(IMMUTABLE);
+      expect(await res.text(), file).toContain(marker);
     }
   });
 });
