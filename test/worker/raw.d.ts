@@ -3,9 +3,3 @@ declare module "*?raw" {
   const text: string;
   export default text;
 }
-
-/** wrangler.toml's Data rule: a PMTiles fixture's bytes. */
-declare module "*.pmtiles" {
-  const bytes: ArrayBuffer;
-  export default bytes;
-}
