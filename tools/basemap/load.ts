@@ -34,7 +34,11 @@ async function main() {
     ]);
   const file = values.file ?? (await embeddedBasemap((message) => console.log(message))).file;
   const bytes = new Uint8Array(readFileSync(file));
-  const summary = await readArchiveSummary(bytes);
+  const summary = await readArchiveSummary(bytes).catch((err: Error) =>
+    fail(
+      `${file} is no archive the pages can draw (${err.message}): give a PMTiles v3 archive of vector tiles`,
+    ),
+  );
   console.log(`${file}: ${summary}`);
   const key = values.key ?? EMBEDDED_BASEMAP_KEY;
   const remote = values.remote ?? false;
