@@ -42,6 +42,7 @@ const NOT_DOCUMENTED: Record<string, string> = {
 const NOT_JSON: Record<string, string> = {
   "GET /flight/v2/{flight_id}/telemetry/stream": "text/event-stream",
   "GET /flight/v2/{flight_id}/live": "text/html",
+  "GET /flight/v2/{flight_id}/briefing": "text/html",
 };
 
 /** Answer members that are free-form JSON by design (a schema accepting anything), with why. */
@@ -317,6 +318,12 @@ describe("answers of every operation validate against the document", () => {
       as(),
     );
     await ok("GET /flight/v2/{flight_id}/plan", `/flight/v2/${enc(submitted.data.flight_id)}/plan`, as());
+    const briefingPage = await call(`/flight/v2/${enc(submitted.data.flight_id)}/briefing`, as());
+    expect(briefingPage.status).toBe(200);
+    expect(briefingPage.headers.get("content-type")).toContain(
+      NOT_JSON["GET /flight/v2/{flight_id}/briefing"],
+    );
+    checked.add("GET /flight/v2/{flight_id}/briefing");
     await fails("POST /flight/v2/plan/{plan_id}/submit", `${path}/submit`, 409, as());
     await fails("POST /flight/v2/plan", "/flight/v2/plan", 400, { ...as(), body: { geometry: 1 } });
 

@@ -38,6 +38,7 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
+import { pageKeyId } from "../services/liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import {
   finishProviderSignIn,
@@ -245,10 +246,16 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
           redeemed.token,
         );
         if (created.ok) {
+          // The pilot reads what happens next, then returns to the app through the callback.
           const callback = link.request.callbackUrl;
-          if (callback)
-            return c.redirect(callbackRedirect(callback, created.flightId, created.authorizations), 303);
-          return page(c, await renderFlightCreated(created.flightId, created.authorizations), 200, link);
+          const result = {
+            appName: link.account.name,
+            flightId: created.flightId,
+            authorizations: created.authorizations,
+            pages: created.pages,
+            returnUrl: callback && callbackRedirect(callback, created.flightId, created.authorizations),
+          };
+          return page(c, await renderFlightCreated(result), 200, link);
         }
         errors.push(...created.errors);
         // The grant is spent: the pilot corrects the form under a fresh one for the same pilot.
@@ -332,7 +339,7 @@ async function mapContextWithGround(
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */
 function actingAccount(link: OpenedLink) {
   const { id, publicId, name, rateLimitPerMinute } = link.account;
-  return { id, publicId, name, rateLimitPerMinute, keyId: `page|${publicId}` };
+  return { id, publicId, name, rateLimitPerMinute, keyId: pageKeyId(publicId) };
 }
 
 /**
