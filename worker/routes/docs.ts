@@ -14,7 +14,7 @@ const GETTING_STARTED = `**Getting started**
 2. **Token.** Calls for a pilot also carry \`Authorization: Bearer <id_token>\`: \`POST /auth/v1/anonymous/token\`
    with \`{"user_id": "pilot-1"}\` answers one (its \`sub\` is the pilot id).
 3. **First call.** Press **Authorize**, enter the key under *ApiKey* (and a token under *Bearer*), then
-   *Try it out* on \`GET /elevation/v1/ele\`: the ground on Cross Mountain, Tennessee, 1076 m.
+   *Try it out* on \`GET /elevation/v1/ele\`: the ground on Cross Mountain, Tennessee, and in Gothenburg.
 
 Answers are [JSend](https://github.com/omniti-labs/jsend): \`{"status":"success","data":…}\` with 200, or
 \`{"status":"fail","data":{"code","message","errors":[{"name","message"}]}}\` with the HTTP status; each

@@ -47,7 +47,7 @@ const ele = createRoute({
     }),
   },
   responses: responses(
-    z.array(Elevation).openapi({ example: [1076, 13] }),
+    z.array(Elevation).openapi({ example: [1074, 13] }),
     "One elevation per point, in order",
   ),
 });
@@ -72,7 +72,7 @@ const elePost = createRoute({
     ),
   },
   responses: responses(
-    z.array(Elevation).openapi({ example: [1076, 13] }),
+    z.array(Elevation).openapi({ example: [1074, 13] }),
     "One elevation per point, in order",
   ),
 });
