@@ -271,9 +271,8 @@ describe("GET /create_flight/v1/", () => {
     const res = await call(path, { headers: { "accept-language": "en-US,en;q=0.8" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    expect(res.headers.get("content-security-policy")).toContain(
-      "form-action 'self' https://partner.example",
-    );
+    // The form posts only here: the callback is a link on the result page, not a form's target.
+    expect(res.headers.get("content-security-policy")).toContain("form-action 'self';");
     expect(res.text).toContain("partner app");
     // No typed user id: without a sign-in the page says what the operator must set, and offers no creation.
     expect(res.text).not.toContain('name="user_id"');
@@ -472,6 +471,32 @@ describe("POST /create_flight/v1/", () => {
       expect(text).toContain(heading);
     }
     expect(Date.parse(flight.json.data.end_time) - Date.parse(flight.json.data.start_time)).toBe(30 * 60_000);
+  });
+
+  it("ends the result page's links once the application's keys are all revoked", async () => {
+    const partner = await createAccount("revoked page partner");
+    const pilot = await tokenFor(partner, "revoked-page-pilot");
+    const built = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: partner.apiKey,
+      token: pilot.token,
+      body: { geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 40 },
+    });
+    const creation = new URL(new URL(built.json.data.link).searchParams.get("link")!);
+    const created = await post(`${creation.pathname}${creation.search}&units=metric`, {
+      altitude: "30",
+      buffer: "40",
+      start: "15",
+      duration: "30",
+      action: "create",
+    });
+    expect(created.status, created.text.slice(0, 400)).toBe(200);
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+      .bind(Date.now(), partner.keyId)
+      .run();
+    const live = await SELF.fetch(linkHref(created.text, "live-link"));
+    expect(live.status).toBe(401);
+    expect(await live.text()).toContain("revoked");
   });
 
   it("re-renders with the pilot's choices and no flight on Update airspace", async () => {
