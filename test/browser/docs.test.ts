@@ -47,6 +47,10 @@ describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () =>
     // The datagram tables are tables, under the Telemetry operations.
     const telemetry = page.locator('.opblock-tag-section:has(h3[data-tag="Telemetry"])');
     expect(await telemetry.locator("table").count()).toBeGreaterThanOrEqual(2);
+    await telemetry
+      .locator("h3")
+      .first()
+      .screenshot({ path: path.join(ARTIFACTS, "docs-telemetry-tag.png") });
 
     // A request body shows its resolved schema, not a bare $ref.
     await page.locator('[id^="operations-"][id$="post_flight_v2_plan"] .opblock-summary').first().click();

@@ -96,6 +96,7 @@ const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path 
 /**
  * Swagger UI over `/openapi.json`: resolved schemas, examples, and "Try it out" with the key entered
  * under Authorize (kept across reloads). A plain list of the operations stands in without scripts.
+ * The Telemetry tag's long description (the datagram tables) goes below its title, not beside it.
  */
 function docsPage(doc: Document): string {
   const operations: string[] = [];
@@ -126,7 +127,9 @@ function docsPage(doc: Document): string {
 <title>${escapeHtml(doc.info.title)}</title>
 <link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui.css">
-<style>body{margin:0}.swagger-ui .info{margin:24px 0}</style>
+<style>body{margin:0}.swagger-ui .info{margin:24px 0}
+.swagger-ui .opblock-tag[data-tag="Telemetry"]{flex-wrap:wrap}
+.swagger-ui .opblock-tag[data-tag="Telemetry"] small{order:3;flex-basis:100%;padding:0 10px}</style>
 </head><body>
 <div id="swagger-ui"><noscript><h1>${escapeHtml(doc.info.title)}</h1>
 <p>This reference needs JavaScript. The document itself: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
