@@ -40,6 +40,7 @@ import {
 } from "../pages/createFlightFlow";
 import { mapPageSources } from "../pages/map/vectorBasemap";
 import { basemapConfig } from "../services/basemap";
+import { pageKeyId } from "../services/liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import {
   finishProviderSignIn,
@@ -213,7 +214,6 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
       c,
       await renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
       200,
-      link,
     );
   }
 
@@ -247,10 +247,19 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
           redeemed.token,
         );
         if (created.ok) {
+          // The pilot reads what happens next, then returns to the app through the callback.
           const callback = link.request.callbackUrl;
-          if (callback)
-            return c.redirect(callbackRedirect(callback, created.flightId, created.authorizations), 303);
-          return page(c, await renderFlightCreated(created.flightId, created.authorizations), 200, link);
+          const result = {
+            appName: link.account.name,
+            flightId: created.flightId,
+            authorizations: created.authorizations,
+            pages: created.pages,
+            returnUrl: callback && callbackRedirect(callback, created.flightId, created.authorizations),
+          };
+          // A client that asks for no page follows the contract's redirect to the callback at once.
+          if (result.returnUrl && !acceptsHtml(c.req.header("Accept")))
+            return c.redirect(result.returnUrl, 303);
+          return page(c, await renderFlightCreated(result), 200);
         }
         errors.push(...created.errors);
         // The grant is spent: the pilot corrects the form under a fresh one for the same pilot.
@@ -270,7 +279,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     signIn,
     await mapContextWithGround(c, area, form),
   );
-  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200, link);
+  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200);
 }
 
 function signInProblem(signIn: PageSignIn): string {
@@ -339,23 +348,26 @@ async function mapContextWithGround(
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */
 function actingAccount(link: OpenedLink) {
   const { id, publicId, name, rateLimitPerMinute } = link.account;
-  return { id, publicId, name, rateLimitPerMinute, keyId: `page|${publicId}` };
+  return { id, publicId, name, rateLimitPerMinute, keyId: pageKeyId(publicId) };
 }
 
 /**
- * No scripts, no framing, no referrer; forms post only here, and the redirect after the post may
- * go only to the link's own (already allowed) callback origin.
+ * No scripts, no framing, no referrer; forms post only here (the way back to the app's callback is
+ * a link the pilot follows from the result page).
  */
-async function page(c: Context<AppEnv>, html: string, status: 200 | 400, link?: OpenedLink) {
-  const callback = link?.request.callbackUrl;
-  const formTargets = ["'self'", ...(callback ? [new URL(callback).origin] : [])].join(" ");
+async function page(c: Context<AppEnv>, html: string, status: 200 | 400) {
   const map = await mapPageSources(basemapConfig(c.env) !== undefined, "none");
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${mapImageSources(mapBasemap(c.env))}; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${mapImageSources(mapBasemap(c.env))}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");
   return c.html(html, status);
+}
+
+/** Browsers ask for HTML by name; scripted clients send any type or no Accept at all. */
+function acceptsHtml(accept: string | undefined): boolean {
+  return accept?.includes("text/html") ?? false;
 }
