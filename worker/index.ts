@@ -184,4 +184,5 @@ export default Object.assign(app, {
   },
 });
 export type { AppType } from "./client";
+export { AccountStreams } from "./telemetry/accountStreams";
 export { FlightTelemetry } from "./telemetry/flightTelemetry";
