@@ -43,6 +43,12 @@ const FRESH_ISOLATE = [
   "test/worker/webhooks.test.ts",
 ];
 
+/**
+ * End-to-end files that use the service project's `npm start` (inject("service")) instead of starting
+ * their own wrangler dev. The rest of test/e2e stop or kill the processes they test, so they keep theirs.
+ */
+const SHARED_SERVICE_E2E = ["test/e2e/pilots.test.ts"];
+
 function workerProject(name: string, files: { include: string[]; exclude?: string[]; isolate: boolean }) {
   return {
     plugins: [
@@ -79,6 +85,11 @@ export default defineConfig({
   test: {
     // A test's console output is shown only when it fails: a green run is a short log.
     silent: "passed-only",
+    // Vitest's default on a 2-core machine is one file at a time (cores - 1), and much of a file's time
+    // is spent waiting on processes it started (wrangler dev, npm start, the relay, Chromium, operator
+    // commands): three at a time keeps both cores busy. Every file makes its own state, ports and
+    // accounts; the worker project then runs up to three shared runtimes instead of one.
+    maxWorkers: 3,
     projects: [
       workerProject("worker", {
         include: ["test/worker/**/*.test.ts"],
@@ -95,6 +106,7 @@ export default defineConfig({
             "test/tools/**/*.test.ts",
             "test/e2e/**/*.test.ts",
           ],
+          exclude: SHARED_SERVICE_E2E,
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -102,10 +114,11 @@ export default defineConfig({
       },
       {
         // One whole service (npm start, test/browser/globalSetup.ts) shared by real Chromium (skipped
-        // loudly without it) and the documentation's examples.
+        // loudly without it), the documentation's examples and the end-to-end files that need no
+        // service of their own.
         test: {
           name: "service",
-          include: ["test/browser/**/*.test.ts", "test/docs/**/*.test.ts"],
+          include: ["test/browser/**/*.test.ts", "test/docs/**/*.test.ts", ...SHARED_SERVICE_E2E],
           globalSetup: ["./test/browser/globalSetup.ts"],
           environment: "node",
           testTimeout: 120_000,
