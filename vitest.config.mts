@@ -49,6 +49,16 @@ const FRESH_ISOLATE = [
  */
 const SHARED_SERVICE_E2E = ["test/e2e/pilots.test.ts"];
 
+/**
+ * Files at a time. Vitest's default on a 2-core machine is one (cores - 1). The node and service files
+ * spend most of their time waiting on processes they started (wrangler dev, npm start, the relay,
+ * Chromium, operator commands): three at a time keep both cores busy. The worker files keep workerd
+ * busy instead: two runtimes, one per core, run after them (a later sequence.groupOrder; Vitest
+ * wants one maxWorkers per group). Every file makes its own state, ports and accounts.
+ */
+const PROCESS_FILES = { maxWorkers: 3, sequence: { groupOrder: 0 } };
+const WORKERD_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+
 function workerProject(name: string, files: { include: string[]; exclude?: string[]; isolate: boolean }) {
   return {
     plugins: [
@@ -72,6 +82,7 @@ function workerProject(name: string, files: { include: string[]; exclude?: strin
     test: {
       name,
       ...files,
+      ...WORKERD_FILES,
       // Suites that load airspace data and fetch a dozen briefings in beforeAll need more than 10 s
       // on a busy 2-core machine.
       hookTimeout: 60_000,
@@ -85,11 +96,6 @@ export default defineConfig({
   test: {
     // A test's console output is shown only when it fails: a green run is a short log.
     silent: "passed-only",
-    // Vitest's default on a 2-core machine is one file at a time (cores - 1), and much of a file's time
-    // is spent waiting on processes it started (wrangler dev, npm start, the relay, Chromium, operator
-    // commands): three at a time keeps both cores busy. Every file makes its own state, ports and
-    // accounts; the worker project then runs up to three shared runtimes instead of one.
-    maxWorkers: 3,
     projects: [
       workerProject("worker", {
         include: ["test/worker/**/*.test.ts"],
@@ -108,7 +114,9 @@ export default defineConfig({
           ],
           exclude: SHARED_SERVICE_E2E,
           environment: "node",
-          testTimeout: 60_000,
+          ...PROCESS_FILES,
+          // Three files at a time each starting processes: a slow spell on a shared machine is not a failure.
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
@@ -121,6 +129,7 @@ export default defineConfig({
           include: ["test/browser/**/*.test.ts", "test/docs/**/*.test.ts", ...SHARED_SERVICE_E2E],
           globalSetup: ["./test/browser/globalSetup.ts"],
           environment: "node",
+          ...PROCESS_FILES,
           testTimeout: 120_000,
           hookTimeout: 600_000,
         },
