@@ -4,9 +4,9 @@ import { ROOT, WRANGLER_ENV } from "../../tools/lib/config";
 import { ensureDevVars } from "../../tools/lib/devVars";
 import { openLocalPlatform } from "../../tools/lib/localPlatform";
 import { type Process, type RelayProcess, startRelayProcess, track } from "../../tools/lib/processes";
-import { wrangler } from "../../tools/lib/target";
 import { sha256Hex } from "../../worker/lib/hash";
 import { newId, randomBase62 } from "../../worker/lib/ids";
+import { migrateLocalState } from "../localState";
 
 /** Real processes for end-to-end tests: `wrangler dev` serving the worker, and the relay. */
 
@@ -14,7 +14,7 @@ export { freePort } from "../browser/service";
 
 /** Migrates a fresh local state directory and mints an API key (and its account) in it. */
 export async function prepareState(stateDir: string): Promise<{ apiKey: string; accountId: string }> {
-  await wrangler(["d1", "migrations", "apply", "windsock", "--local", `--persist-to=${stateDir}`]);
+  await migrateLocalState(stateDir);
   return addAccount(stateDir, "e2e");
 }
 

@@ -1,21 +1,13 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { ROOT } from "../../tools/lib/config";
-import { OFFLINE, type Outcome, runTool } from "./runTool";
-
-const exec = promisify(execFile);
+import { migrateLocalState } from "../localState";
+import { type Outcome, runTool } from "./runTool";
 
 /** A throwaway STATE_DIR with the D1 migrations applied, for running operator commands against. */
 export async function migratedState(prefix: string) {
   const stateDir = await mkdtemp(path.join(os.tmpdir(), `windsock-${prefix}-`));
-  await exec(
-    path.join(ROOT, "node_modules/.bin/wrangler"),
-    ["d1", "migrations", "apply", "windsock", "--local", `--persist-to=${stateDir}`],
-    { cwd: ROOT, env: { ...process.env, ...OFFLINE } },
-  );
+  await migrateLocalState(stateDir);
   return {
     stateDir,
     /** Runs `tools/<script>` on this state as an operator would; never throws, returns the outcome. */
