@@ -43,6 +43,28 @@ const FRESH_ISOLATE = [
   "test/worker/webhooks.test.ts",
 ];
 
+/**
+ * End-to-end files that use the service project's `npm start` (inject("service")) instead of starting
+ * their own wrangler dev. The rest of test/e2e stop or kill the processes they test, so they keep theirs.
+ */
+const SHARED_SERVICE_E2E = ["test/e2e/pilots.test.ts"];
+
+/**
+ * Files at a time. Vitest's default on a 2-core machine is one (cores - 1). The node and service files
+ * spend most of their time waiting on processes they started (wrangler dev, npm start, the relay,
+ * Chromium, operator commands): three at a time keep both cores busy. The worker files keep workerd
+ * busy instead: two runtimes, one per core, run after them (a later sequence.groupOrder; Vitest
+ * wants one maxWorkers per group). Every file makes its own state, ports and accounts.
+ */
+const WAITING_FILES = { maxWorkers: 3, sequence: { groupOrder: 0 } };
+const BUSY_FILES = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+
+/**
+ * npm start's restarts must answer within 10 s of a kill: that file runs with the busy files, where
+ * it shares the two cores with one workerd, not with two other files starting processes.
+ */
+const TIMED_E2E = ["test/e2e/startSupervision.test.ts"];
+
 function workerProject(name: string, files: { include: string[]; exclude?: string[]; isolate: boolean }) {
   return {
     plugins: [
@@ -66,6 +88,7 @@ function workerProject(name: string, files: { include: string[]; exclude?: strin
     test: {
       name,
       ...files,
+      ...BUSY_FILES,
       // Suites that load airspace data and fetch a dozen briefings in beforeAll need more than 10 s
       // on a busy 2-core machine.
       hookTimeout: 60_000,
@@ -95,19 +118,34 @@ export default defineConfig({
             "test/tools/**/*.test.ts",
             "test/e2e/**/*.test.ts",
           ],
+          exclude: [...SHARED_SERVICE_E2E, ...TIMED_E2E],
           environment: "node",
-          testTimeout: 60_000,
+          ...WAITING_FILES,
+          // Three files at a time each starting processes: a slow spell on a shared machine is not a failure.
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
       {
+        test: {
+          name: "supervision",
+          include: TIMED_E2E,
+          environment: "node",
+          ...BUSY_FILES,
+          testTimeout: 60_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
         // One whole service (npm start, test/browser/globalSetup.ts) shared by real Chromium (skipped
-        // loudly without it) and the documentation's examples.
+        // loudly without it), the documentation's examples and the end-to-end files that need no
+        // service of their own.
         test: {
           name: "service",
-          include: ["test/browser/**/*.test.ts", "test/docs/**/*.test.ts"],
+          include: ["test/browser/**/*.test.ts", "test/docs/**/*.test.ts", ...SHARED_SERVICE_E2E],
           globalSetup: ["./test/browser/globalSetup.ts"],
           environment: "node",
+          ...WAITING_FILES,
           testTimeout: 120_000,
           hookTimeout: 600_000,
         },

@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseCommandLine } from "./lib/cli";
 import { ENV_FILE, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
@@ -41,7 +41,7 @@ const [
   { createKey, isLiveKey },
   { ensureDevVars },
   processes,
-  { applyMigrations, openTarget },
+  { openMigratedLocalTarget },
   { seeders },
   devIdentity,
 ] = await Promise.all([
@@ -99,7 +99,7 @@ async function main() {
     password: devPilotPassword(),
     redirectUris: [`${baseUrl}/create_flight/v1/signed_in`],
   });
-  const target = await migratedTarget();
+  const target = await openMigratedLocalTarget(log);
   let apiKey: string;
   try {
     // Elevation writes R2 and airspace D1: the two load side by side.
@@ -154,37 +154,6 @@ In another shell: . ${envFile.startsWith(".") || path.isAbsolute(envFile) ? envF
 }
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
-
-/**
- * The local database with every migration applied. wrangler applies them (its d1_migrations table),
- * but only when some are pending: a start on existing state skips wrangler's own start-up.
- */
-async function migratedTarget(): Promise<Target> {
-  const files = readdirSync(path.join(ROOT, "schema/migrations")).filter((f) => f.endsWith(".sql"));
-  if (existsSync(path.join(STATE_DIR, "v3/d1"))) {
-    const target = await openTarget({ remote: false });
-    const applied = new Set(
-      await target
-        .query<{ name: string }>("SELECT name FROM d1_migrations")
-        .then((rows) => rows.map((r) => r.name))
-        .catch(() => [] as string[]),
-    );
-    const pending = files.filter((f) => !applied.has(f));
-    if (pending.length === 0) {
-      log("D1 migrations: all applied");
-      return target;
-    }
-    // One process at a time on the database files.
-    await target.close();
-    log(`applying D1 migrations: ${pending.join(", ")}`);
-  } else {
-    log(`applying D1 migrations (${files.length}, new state)`);
-  }
-  const started = Date.now();
-  await applyMigrations({ remote: false });
-  log(`D1 migrations applied in ${seconds(started)}`);
-  return openTarget({ remote: false });
-}
 
 /** The development key survives restarts (kept in STATE_DIR) and is minted again if revoked. */
 async function developmentKey(target: Target): Promise<string> {

@@ -1,13 +1,17 @@
-import { runSteps } from "./lib/steps";
+import { runAlongside } from "./lib/steps";
 
 const HELP = `npm test [-- <vitest arguments>]
 
-Every check and test, as CI runs them (.ci/run):
-  1. npm run check       tsc --noEmit, biome check ., worker-configuration.d.ts up to date
-  2. vitest run          the Vitest projects of vitest.config.mts:
-       worker   route and store tests inside workerd (test/worker/)
-       node     domain, relay, tools and end-to-end tests (test/domain, relay, tools, e2e/)
-       service  one npm start shared by the browser tests (Chromium) and the docs' examples
+Every check and test, as CI runs them (.ci/run), both at once (on two cores the type check fills
+the time the tests spend waiting on the processes they start):
+  npm run check       tsc --noEmit, biome check ., worker-configuration.d.ts up to date;
+                      its output is shown only if it fails
+  vitest run          the Vitest projects of vitest.config.mts:
+     worker       route and store tests inside workerd (test/worker/)
+     node         domain, relay, tools and end-to-end tests (test/domain, relay, tools, e2e/)
+     supervision  npm start's restarts after kills, timed (test/e2e/startSupervision.test.ts)
+     service      one npm start shared by the browser tests (Chromium), the docs' examples
+                  and the federated pilots' end-to-end test
 Arguments after -- go to vitest run, e.g.
   npm test -- --project worker test/worker/auth.test.ts
 Chromium: /usr/bin/chromium (CHROMIUM_PATH elsewhere); REQUIRE_BROWSER=1 fails instead of skipping.`;
@@ -19,7 +23,4 @@ if (args.includes("--help") || args.includes("-h")) {
   process.exit(0);
 }
 
-await runSteps([
-  ["tsx", ["tools/check.ts"]],
-  ["vitest", ["run", ...args]],
-]);
+await runAlongside(["tsx", ["tools/check.ts"]], ["vitest", ["run", ...args]]);

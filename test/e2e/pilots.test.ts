@@ -1,31 +1,27 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../tools/lib/config";
 import { type DevIdentityProvider, startDevIdentityProvider } from "../../tools/lib/devIdentityProvider";
-import type { Process } from "../../tools/lib/processes";
 import { JWKS_REFETCH_COOLDOWN_MS } from "../../worker/domain/identityProvider";
-import { freePort, prepareState, startWorker } from "./services";
+import { addAccount } from "./services";
 
 /**
  * Federated pilots end to end, with real processes: the development OpenID Provider (oidc-provider)
- * in this process, `wrangler dev` serving the worker, the application pointed at the provider by the
- * operator command. The SDK login bodies are the C++ SDK's own (airmap/platform-sdk
+ * in this process, the service project's one `npm start` (test/browser/globalSetup.ts) serving the
+ * worker, and an application of its own there, pointed at the provider by the operator command.
+ * The SDK login bodies are the C++ SDK's own (airmap/platform-sdk
  * src/airmap/codec/json/authenticator.cpp and src/airmap/rest/oidc/authenticator.cpp), and the
  * answers are read as its decoders read them (src/airmap/codec/json/token.cpp through
  * include/airmap/jsend.h's parse_to_outcome).
  */
 
 const exec = promisify(execFile);
-const stateDir = mkdtempSync(path.join(os.tmpdir(), "ws-e2e-pilots-"));
+const { baseUrl, stateDir } = inject("service");
 const PASSWORD = randomBytes(9).toString("base64url");
 const CALLBACK = "http://127.0.0.1:9/callback";
 let provider: DevIdentityProvider;
-let worker: Process & { baseUrl: string };
 let apiKey: string;
 
 /** jsend::to_outcome: `status` success → `data`; no status and an `error` → that error; else the body. */
@@ -71,7 +67,7 @@ function post(
   form = false,
   headers: Record<string, string> = {},
 ) {
-  return fetch(`${worker.baseUrl}${route}`, {
+  return fetch(`${baseUrl}${route}`, {
     method: "POST",
     headers: {
       "x-api-key": apiKey,
@@ -83,7 +79,7 @@ function post(
 }
 
 function profile(token: string) {
-  return fetch(`${worker.baseUrl}/pilot/v2/profile`, {
+  return fetch(`${baseUrl}/pilot/v2/profile`, {
     headers: { "x-api-key": apiKey, authorization: `Bearer ${token}` },
   });
 }
@@ -102,13 +98,12 @@ function oauthRoBody(password: string) {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
   provider = await startDevIdentityProvider({
     port: 0,
     password: PASSWORD,
-    redirectUris: [CALLBACK, `http://127.0.0.1:${port}/create_flight/v1/signed_in`],
+    redirectUris: [CALLBACK, `${baseUrl}/create_flight/v1/signed_in`],
   });
-  const prepared = await prepareState(stateDir);
+  const prepared = await addAccount(stateDir, "e2e pilots");
   apiKey = prepared.apiKey;
   // The operator's command, reading the provider's discovery document.
   const { stdout } = await exec(
@@ -138,13 +133,10 @@ beforeAll(async () => {
   );
   expect(stdout).toContain(`trusts ${provider.issuer}`);
   expect(stdout).toContain(`${provider.issuer}/token`);
-  worker = await startWorker(stateDir, port);
 }, 180_000);
 
 afterAll(async () => {
-  await worker?.stop();
   await provider?.close();
-  rmSync(stateDir, { recursive: true, force: true });
 });
 
 describe("federated pilots through the development OpenID Provider", () => {
@@ -282,7 +274,7 @@ describe("federated pilots through the development OpenID Provider", () => {
 
 describe("the deep-link page signs the pilot in at the application's provider", () => {
   it("authorization code + PKCE through the page, state single-use; the flight is the pilot's", async () => {
-    const res = await fetch(`${worker.baseUrl}/deeplink/v1/create_flight`, {
+    const res = await fetch(`${baseUrl}/deeplink/v1/create_flight`, {
       method: "POST",
       headers: { "x-api-key": apiKey, "content-type": "application/json" },
       body: JSON.stringify({ geometry: { type: "Point", coordinates: [8.54, 47.37] }, buffer: 50 }),
@@ -297,19 +289,19 @@ describe("the deep-link page signs the pilot in at the application's provider", 
       .exec(page)![1]!
       .replaceAll("&amp;", "&");
 
-    const started = await fetch(`${worker.baseUrl}${signInHref}`, { redirect: "manual" });
+    const started = await fetch(`${baseUrl}${signInHref}`, { redirect: "manual" });
     expect(started.status).toBe(303);
     const authorize = new URL(started.headers.get("location")!);
     expect(authorize.origin).toBe(provider.issuer);
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
     for (const name of ["state", "nonce", "code_challenge"])
       expect(authorize.searchParams.get(name)).toBeTruthy();
-    const redirectUri = `${worker.baseUrl}/create_flight/v1/signed_in`;
+    const redirectUri = `${baseUrl}/create_flight/v1/signed_in`;
     const back = await signInAtProvider(provider, authorize.href, redirectUri, PASSWORD);
 
     const finished = await fetch(back, { redirect: "manual" });
     expect(finished.status).toBe(303);
-    const signedIn = new URL(finished.headers.get("location")!, worker.baseUrl);
+    const signedIn = new URL(finished.headers.get("location")!, baseUrl);
     expect(signedIn.searchParams.get("grant")).toMatch(/^wsg_/);
     // The provider's answer is single-use: replayed, it signs nobody in.
     const replayed = await fetch(back, { redirect: "manual" });
@@ -335,7 +327,7 @@ describe("the deep-link page signs the pilot in at the application's provider", 
     const flightId = /id="flight-id">([^<]+)</.exec(html)![1]!;
     const login = await cppPasswordOutcome(await post("/oauth/ro", oauthRoBody(PASSWORD)));
     if (!login.ok) throw new Error(login.error);
-    const flight = await fetch(`${worker.baseUrl}/flight/v2/${encodeURIComponent(flightId)}`, {
+    const flight = await fetch(`${baseUrl}/flight/v2/${encodeURIComponent(flightId)}`, {
       headers: { "x-api-key": apiKey, authorization: `Bearer ${login.token.id}` },
     });
     expect(flight.status).toBe(200);

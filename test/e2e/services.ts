@@ -1,50 +1,48 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import path from "node:path";
 import { ROOT, WRANGLER_ENV } from "../../tools/lib/config";
 import { ensureDevVars } from "../../tools/lib/devVars";
+import { openLocalPlatform } from "../../tools/lib/localPlatform";
 import { type Process, type RelayProcess, startRelayProcess, track } from "../../tools/lib/processes";
-import { inline } from "../../tools/lib/sql";
-import { wrangler } from "../../tools/lib/target";
 import { sha256Hex } from "../../worker/lib/hash";
 import { newId, randomBase62 } from "../../worker/lib/ids";
+import { migrateLocalState } from "../localState";
 
 /** Real processes for end-to-end tests: `wrangler dev` serving the worker, and the relay. */
 
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
+export { freePort } from "../browser/service";
 
 /** Migrates a fresh local state directory and mints an API key (and its account) in it. */
 export async function prepareState(stateDir: string): Promise<{ apiKey: string; accountId: string }> {
-  const persist = `--persist-to=${stateDir}`;
-  await wrangler(["d1", "migrations", "apply", "windsock", "--local", persist]);
+  await migrateLocalState(stateDir);
+  return addAccount(stateDir, "e2e");
+}
+
+/**
+ * A new account with one API key (no rate limit to speak of) in a migrated local state, written as
+ * the operator commands write (tools/lib/localPlatform.ts): also while `wrangler dev` serves it.
+ */
+export async function addAccount(
+  stateDir: string,
+  name: string,
+): Promise<{ apiKey: string; accountId: string }> {
   const apiKey = `wsk_${randomBase62(40)}`;
   const accountId = newId("account");
   const now = Date.now();
-  const statements = [
-    {
-      sql: "INSERT INTO accounts (id, public_id, name, rate_limit_per_minute, created_at) VALUES (?, ?, ?, ?, ?)",
-      params: [accountId, `app_${randomBase62(12)}`, "e2e", 1_000_000, now],
-    },
-    {
-      sql: "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      params: [newId("key"), accountId, "e2e", await sha256Hex(apiKey), apiKey.slice(0, 10), now],
-    },
-  ];
-  await wrangler([
-    "d1",
-    "execute",
-    "windsock",
-    "--local",
-    persist,
-    `--command=${statements.map(inline).join(";")}`,
-  ]);
+  const platform = await openLocalPlatform(stateDir);
+  try {
+    const { DB } = platform.env;
+    await DB.batch([
+      DB.prepare(
+        "INSERT INTO accounts (id, public_id, name, rate_limit_per_minute, created_at) VALUES (?, ?, ?, ?, ?)",
+      ).bind(accountId, `app_${randomBase62(12)}`, name, 1_000_000, now),
+      DB.prepare(
+        "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).bind(newId("key"), accountId, name, await sha256Hex(apiKey), apiKey.slice(0, 10), now),
+    ]);
+  } finally {
+    await platform.dispose();
+  }
   return { apiKey, accountId };
 }
 

@@ -1,36 +1,13 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { runTool } from "./runTool";
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const stateDir = mkdtempSync(path.join(os.tmpdir(), "windsock-airspace-cli-"));
-const env = {
-  ...process.env,
-  STATE_DIR: stateDir,
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  WRANGLER_SEND_METRICS: "false",
-};
 
-async function airspaceImport(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ["--import", "tsx", "tools/airspace/import.ts", ...args],
-      {
-        cwd: ROOT,
-        env,
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const airspaceImport = (...args: string[]) =>
+  runTool("tools/airspace/import.ts", args, { env: { ...process.env, STATE_DIR: stateDir } });
 
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 

@@ -1,14 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FEED_URLS, type RecordedFeeds, recordedFeeds } from "./recordedFeeds";
+import { runTool } from "./runTool";
 
-const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURES = path.join(ROOT, "test/fixtures/airspace/feeds");
 const stateDir = mkdtempSync(path.join(os.tmpdir(), "windsock-airspace-sync-"));
@@ -31,30 +29,15 @@ afterAll(() => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-async function sync(vars: Record<string, string>, ...args: string[]) {
+function sync(vars: Record<string, string>, ...args: string[]) {
   const env = {
     ...process.env,
     STATE_DIR: stateDir,
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_SEND_METRICS: "false",
     ...FEED_URLS(base),
     AIRSPACE_SYNC_PAGE_SIZE: "2",
     ...vars,
   };
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ["--import", "tsx", "tools/airspace/sync.ts", ...args],
-      {
-        cwd: ROOT,
-        env,
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+  return runTool("tools/airspace/sync.ts", args, { env });
 }
 
 describe("npm run airspace:sync", () => {

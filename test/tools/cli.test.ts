@@ -1,31 +1,10 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { describeParseError } from "../../tools/lib/cli";
 import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
-
-const exec = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const NO_HEAVY = path.join(import.meta.dirname, "noHeavyImports.mjs");
+import { NO_HEAVY, runTool } from "./runTool";
 
 /** Runs an operator command as `npm run` does (tsx), with wrangler and miniflare made unloadable. */
-async function command(script: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(
-      process.execPath,
-      ["--import", "tsx", "--import", NO_HEAVY, script, ...args],
-      {
-        cwd: ROOT,
-        env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const command = (script: string, ...args: string[]) => runTool(script, args, { imports: [NO_HEAVY] });
 
 // [script and subcommand, a line its usage prints]
 const COMMANDS: [string[], string][] = [

@@ -1,15 +1,13 @@
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { FORMATS } from "../../tools/airspace/formats";
 import { parseEd269Zones } from "../../tools/airspace/formats/ed269";
 import { parseEd269, zoneEffect } from "../../worker/interuss/ed269";
+import { runTool } from "./runTool";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const fixture = (name: string) => readFileSync(path.join(ROOT, "test/fixtures/interuss", name), "utf8");
-const run = promisify(execFile);
 
 describe("ED-269 importer", () => {
   it("reads InterUSS's Swiss CIS sample as restricted special-use airspace", () => {
@@ -82,13 +80,7 @@ describe("ED-269 importer", () => {
 
 describe("npm run interuss:token", () => {
   const token = (args: string[], extra: Record<string, string> = {}) =>
-    run(process.execPath, ["--import", "tsx", "tools/interussToken.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...extra },
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => e,
-    );
+    runTool("tools/interussToken.ts", args, { env: { ...process.env, ...extra } });
 
   it("prints a one-hour token with the scopes as its last line", async () => {
     const res = await token([

@@ -20,6 +20,21 @@ const fallonPlan = (overrides: Record<string, unknown>) =>
     flight_features: { pilot_remote_certificate: true, uav_weight: 1.2, flight_vlos: true },
     ...overrides,
   });
+/** Posts a plan taking off at Fallon now, 50 m up, as given: for answers that refuse it. */
+const postFallonPlan = (body: Record<string, unknown>) =>
+  call("/flight/v2/plan", {
+    method: "POST",
+    apiKey: account.apiKey,
+    token: pilot.token,
+    body: {
+      takeoff_latitude: 39.479,
+      takeoff_longitude: -118.787,
+      start_time: "now",
+      end_time: "now",
+      max_altitude_agl: 50,
+      ...body,
+    },
+  });
 const briefingOf = (planId: string, token = pilot.token) =>
   call(`/flight/v2/plan/${encodeURIComponent(planId)}/briefing`, { apiKey: account.apiKey, token });
 const submit = (planId: string) =>
@@ -207,28 +222,18 @@ describe("LAANC on submit (CONTRACT §7)", () => {
   });
 
   it("refuses plans too wide for airspace queries", async () => {
-    const res = await call("/flight/v2/plan", {
-      method: "POST",
-      apiKey: account.apiKey,
-      token: pilot.token,
-      body: {
-        takeoff_latitude: 39.479,
-        takeoff_longitude: -118.787,
-        start_time: "now",
-        end_time: "now",
-        max_altitude_agl: 50,
-        geometry: {
-          type: "Polygon",
-          coordinates: [
-            [
-              [-120, 39],
-              [-118, 39],
-              [-118, 39.5],
-              [-120, 39.5],
-              [-120, 39],
-            ],
+    const res = await postFallonPlan({
+      geometry: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [-120, 39],
+            [-118, 39],
+            [-118, 39.5],
+            [-120, 39.5],
+            [-120, 39],
           ],
-        },
+        ],
       },
     });
     expect(res.status).toBe(400);
@@ -236,19 +241,9 @@ describe("LAANC on submit (CONTRACT §7)", () => {
   });
 
   it("refuses plans naming unknown rulesets", async () => {
-    const res = await call("/flight/v2/plan", {
-      method: "POST",
-      apiKey: account.apiKey,
-      token: pilot.token,
-      body: {
-        takeoff_latitude: 39.479,
-        takeoff_longitude: -118.787,
-        start_time: "now",
-        end_time: "now",
-        max_altitude_agl: 50,
-        geometry: FALLON_CELL_AREA,
-        rulesets: ["usa_part_107", "usa_part_999"],
-      },
+    const res = await postFallonPlan({
+      geometry: FALLON_CELL_AREA,
+      rulesets: ["usa_part_107", "usa_part_999"],
     });
     expect(res.status).toBe(400);
     expect(res.json.data.errors).toEqual([

@@ -20,6 +20,8 @@ async function operatorAllows(url: string) {
 }
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+/** The page's form as a pilot submits it: 30 m up, 40 m around, now for 30 minutes. */
+const CREATE_FORM = form({ altitude: "30", buffer: "40", start: "0", duration: "30", action: "create" });
 
 /**
  * A single-use sign-in for a pilot of the service's own application, as its app gets one: the
@@ -64,13 +66,7 @@ describe("the spec's plain creation link (no client_id)", () => {
   it("creates the flight for a pilot of the service's own application and shows it", async () => {
     const res = await call(plainLink(`&grant=${await firstPartyGrant("web-first")}`), {
       method: "POST",
-      body: form({
-        altitude: "30",
-        buffer: "40",
-        start: "0",
-        duration: "30",
-        action: "create",
-      }),
+      body: CREATE_FORM,
       headers: { "Content-Type": "application/x-www-form-urlencoded", "accept-language": "de-DE" },
     });
     expect(res.status, res.text.slice(0, 800)).toBe(200);
@@ -103,13 +99,7 @@ describe("the spec's plain creation link (no client_id)", () => {
       expect(shown.text).not.toContain("<form");
       const posted = await SELF.fetch(`${BASE}${plainLink(callbackParam(callback))}`, {
         method: "POST",
-        body: form({
-          altitude: "30",
-          buffer: "40",
-          start: "0",
-          duration: "30",
-          action: "create",
-        }),
+        body: CREATE_FORM,
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
         redirect: "manual",
       });
@@ -129,13 +119,7 @@ describe("the spec's plain creation link (no client_id)", () => {
     expect(page.headers.get("content-security-policy")).toContain("form-action 'self';");
     const res = await SELF.fetch(`${BASE}${link}`, {
       method: "POST",
-      body: form({
-        altitude: "30",
-        buffer: "40",
-        start: "0",
-        duration: "30",
-        action: "create",
-      }),
+      body: CREATE_FORM,
       headers: {
         "Content-Type": "application/x-www-form-urlencoded",
         "accept-language": "de-DE",

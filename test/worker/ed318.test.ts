@@ -1,13 +1,11 @@
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../tools/airspace/dataset";
 import { FORMATS } from "../../tools/airspace/formats";
-import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
-import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
+import { SCOPES } from "../../worker/interuss/auth";
 import ed318Zones from "../fixtures/airspace/ed318_constructed_zones.json?raw";
 import { d1Target } from "./airspaceFixtures";
 import { airspaceSession } from "./airspaceRequests";
-import { BASE, call } from "./helpers";
+import { call, interussToken } from "./helpers";
 
 /**
  * ED-318 zones imported as `npm run airspace:import -- ed318` loads them (the importer's own parse
@@ -73,16 +71,7 @@ describe("imported ED-318 zones", () => {
   });
 
   it("block a flight in the geospatial map below their 400 ft ceiling, not above it", async () => {
-    const iat = Math.floor(Date.now() / 1000);
-    const claims = {
-      iss: DEV_ISSUER,
-      sub: "uss_qualifier",
-      aud: new URL(BASE).hostname,
-      iat,
-      exp: iat + 600,
-      scope: SCOPES.geospatialMapQuery,
-    };
-    const token = await signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
+    const token = await interussToken([SCOPES.geospatialMapQuery]);
     const blocked = async (altitudeM: number) => {
       const res = await call("/interuss/geospatial_map/v1/map/queries", {
         method: "POST",

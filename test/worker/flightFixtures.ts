@@ -82,3 +82,26 @@ export async function flightAt(
   if (res.status !== 200) throw new Error(`point: ${res.status} ${res.text}`);
   return res.json.data;
 }
+
+/** A flight under way: a 200 m circle around 10.5, 20.5, ceiling 60 m, from a minute ago for an hour. */
+export function activeFlightBody(overrides: Record<string, unknown> = {}) {
+  return {
+    latitude: 10.5,
+    longitude: 20.5,
+    buffer: 200,
+    max_altitude: 60,
+    start_time: iso(Date.now() - 60_000),
+    end_time: iso(Date.now() + hour),
+    ...overrides,
+  };
+}
+
+/** Creates a flight under way (activeFlightBody) for the pilot; its id. */
+export async function activeFlight(
+  auth: { apiKey: string; token: string },
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await call("/flight/v2/point", { method: "POST", ...auth, body: activeFlightBody(overrides) });
+  if (res.status !== 200) throw new Error(`point: ${res.status} ${res.text}`);
+  return res.json.data.id;
+}

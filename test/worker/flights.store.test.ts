@@ -18,6 +18,7 @@ import {
   listFlights,
   listIntersectingFlights,
   type NewFlight,
+  type NewFlightPlan,
   submitPlan,
 } from "../../worker/store/flights";
 import { createAccount, type TestAccount, tokenFor } from "./helpers";
@@ -75,6 +76,34 @@ function flightRow(owner: Owner, overrides: Partial<NewFlight> = {}): NewFlight 
     state: null,
     country: null,
     authorizations: [],
+    ...overrides,
+  };
+}
+
+/** A plan row over `area`, taking off at its centre, for an hour from T0 unless overridden. */
+function planRow(owner: Owner, area: Polygon, overrides: Partial<NewFlightPlan> = {}): NewFlightPlan {
+  const box = bboxOf(area);
+  return {
+    id: newId("flight_plan"),
+    accountId: owner.accountId,
+    pilotId: owner.pilotId,
+    aircraftId: null,
+    takeoffLatitude: (box.minLat + box.maxLat) / 2,
+    takeoffLongitude: (box.minLng + box.maxLng) / 2,
+    startTime: T0,
+    endTime: T0 + hour,
+    maxAltitudeAgl: 100,
+    minAltitudeAgl: 0,
+    buffer: 0,
+    geometry: area,
+    area,
+    ...box,
+    flightDescription: "",
+    rulesets: [],
+    flightFeatures: {},
+    acceptLanguage: "en-US",
+    flightId: null,
+    createdAt: T0,
     ...overrides,
   };
 }
@@ -195,30 +224,9 @@ describe("listIntersectingFlights", () => {
 });
 
 describe("submitPlan", () => {
-  async function plan(owner: Owner) {
-    const area = squareAt(-83.92, 35.96);
-    return insertPlan(db, {
-      id: newId("flight_plan"),
-      accountId: owner.accountId,
-      pilotId: owner.pilotId,
-      aircraftId: null,
-      takeoffLatitude: 35.965,
-      takeoffLongitude: -83.915,
-      startTime: T0,
-      endTime: T0 + hour,
-      maxAltitudeAgl: 60,
-      minAltitudeAgl: 0,
-      buffer: 0,
-      geometry: area,
-      area,
-      ...bboxOf(area),
-      flightDescription: "",
-      rulesets: [],
-      flightFeatures: {},
-      acceptLanguage: "en-US",
-      flightId: null,
-      createdAt: T0,
-    });
+  function plan(owner: Owner) {
+    const takeoff = { takeoffLatitude: 35.965, takeoffLongitude: -83.915 };
+    return insertPlan(db, planRow(owner, squareAt(-83.92, 35.96), { ...takeoff, maxAltitudeAgl: 60 }));
   }
 
   it("lets exactly one of racing submits create the flight, from the plan's own columns", async () => {
@@ -298,31 +306,11 @@ describe("deleting", () => {
     const owner = await newOwner();
     const now = Date.now();
     const area = squareAt(-118.49, 34.01);
-    const planRow = (startTime: number) =>
-      insertPlan(db, {
-        id: newId("flight_plan"),
-        accountId: owner.accountId,
-        pilotId: owner.pilotId,
-        aircraftId: null,
-        takeoffLatitude: 34.015,
-        takeoffLongitude: -118.485,
-        startTime,
-        endTime: startTime + hour,
-        maxAltitudeAgl: 100,
-        minAltitudeAgl: 0,
-        buffer: 0,
-        geometry: area,
-        area,
-        ...bboxOf(area),
-        flightDescription: "",
-        rulesets: [],
-        flightFeatures: {},
-        acceptLanguage: "en-US",
-        flightId: null,
-        createdAt: now,
-      });
     const submitted = async (startTime: number) => {
-      const plan = await planRow(startTime);
+      const plan = await insertPlan(
+        db,
+        planRow(owner, area, { startTime, endTime: startTime + hour, maxAltitudeAgl: 100, createdAt: now }),
+      );
       const flight = await submitPlan(db, plan, { ...submission(newId("flight")), createdAt: now });
       return { plan, flightId: flight!.id };
     };

@@ -1,6 +1,8 @@
 import { env, SELF } from "cloudflare:test";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../../schema";
+import { DEV_ISSUER } from "../../worker/interuss/auth";
+import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import { createApiKey } from "../../worker/services/apiKeys";
 
 export const BASE = "https://windsock.test";
@@ -90,4 +92,23 @@ export function postRelayRows(
       ],
     },
   });
+}
+
+/**
+ * A bearer token of the development issuer for the InterUSS and Remote ID interfaces, as
+ * `npm run interuss:token` signs it: the uss_qualifier's, for this worker's host, an hour long.
+ * `claims` replace any of those (another audience, an expired `exp`, another subject).
+ */
+export async function interussToken(scopes: string[], claims: Record<string, unknown> = {}): Promise<string> {
+  const iat = Math.floor(Date.now() / 1000);
+  const all = {
+    iss: DEV_ISSUER,
+    sub: "uss_qualifier",
+    aud: new URL(BASE).hostname,
+    iat,
+    exp: iat + 3600,
+    scope: scopes.join(" "),
+    ...claims,
+  };
+  return signToken(all as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
 }

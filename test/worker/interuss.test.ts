@@ -1,13 +1,12 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import app from "../../worker/index";
-import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
+import { SCOPES } from "../../worker/interuss/auth";
 import { putSource } from "../../worker/interuss/geospatialMap";
 import { base64url } from "../../worker/lib/hash";
-import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import ed269Sample from "../fixtures/interuss/cis_source_sample_ed269.json";
 import { loadAirspaceFixtures, loadSfoControlledAirspace } from "./airspaceFixtures";
-import { BASE, call, createAccount, tokenFor } from "./helpers";
+import { BASE, call, createAccount, interussToken, tokenFor } from "./helpers";
 import { DOCS, requestErrors, responseErrors } from "./interussSchema";
 
 /**
@@ -19,21 +18,6 @@ import { DOCS, requestErrors, responseErrors } from "./interussSchema";
 
 const GEO = "/interuss/geospatial_map/v1";
 const PLAN = "/interuss/flight_planning/v1";
-const HOST = new URL(BASE).hostname;
-
-async function devToken(scopes: string[], overrides: Record<string, unknown> = {}): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
-  const claims = {
-    iss: DEV_ISSUER,
-    sub: "uss_qualifier",
-    aud: HOST,
-    iat,
-    exp: iat + 3600,
-    scope: scopes.join(" "),
-    ...overrides,
-  };
-  return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
-}
 
 let queryToken: string;
 let geoDirectToken: string;
@@ -43,10 +27,10 @@ let planDirectToken: string;
 beforeAll(async () => {
   await loadAirspaceFixtures();
   await loadSfoControlledAirspace();
-  queryToken = await devToken([SCOPES.geospatialMapQuery]);
-  geoDirectToken = await devToken([SCOPES.geospatialMapDirect]);
-  planToken = await devToken([SCOPES.flightPlanningPlan]);
-  planDirectToken = await devToken([SCOPES.flightPlanningDirect]);
+  queryToken = await interussToken([SCOPES.geospatialMapQuery]);
+  geoDirectToken = await interussToken([SCOPES.geospatialMapDirect]);
+  planToken = await interussToken([SCOPES.flightPlanningPlan]);
+  planDirectToken = await interussToken([SCOPES.flightPlanningDirect]);
 });
 
 describe("InterUSS authentication", () => {
@@ -107,11 +91,14 @@ describe("InterUSS authentication", () => {
     const pilot = (await tokenFor(await createAccount(), "pilot")).token;
     const cases: [string, string][] = [
       ["a pilot's token (another issuer)", pilot],
-      ["another audience", await devToken([SCOPES.geospatialMapDirect], { aud: "uss.example.com" })],
-      ["expired", await devToken([SCOPES.geospatialMapDirect], { exp: Math.floor(Date.now() / 1000) - 10 })],
+      ["another audience", await interussToken([SCOPES.geospatialMapDirect], { aud: "uss.example.com" })],
+      [
+        "expired",
+        await interussToken([SCOPES.geospatialMapDirect], { exp: Math.floor(Date.now() / 1000) - 10 }),
+      ],
       [
         "living over an hour",
-        await devToken([SCOPES.geospatialMapDirect], { exp: Math.floor(Date.now() / 1000) + 7200 }),
+        await interussToken([SCOPES.geospatialMapDirect], { exp: Math.floor(Date.now() / 1000) + 7200 }),
       ],
       ["a tampered signature", `${geoDirectToken.slice(0, -4)}AAAA`],
       [
@@ -177,9 +164,9 @@ describe("InterUSS authentication", () => {
     expect(await fetchWith(await rs256(claims))).toBe(200);
     expect(await fetchWith(await rs256({ ...claims, iss: "https://other.example" }))).toBe(401);
     expect(await fetchWith(await rs256({ ...claims, scope: SCOPES.geospatialMapQuery }))).toBe(403);
-    expect(await fetchWith(await devToken([SCOPES.flightPlanningDirect], { aud: "uss.example.com" }))).toBe(
-      401,
-    );
+    expect(
+      await fetchWith(await interussToken([SCOPES.flightPlanningDirect], { aud: "uss.example.com" })),
+    ).toBe(401);
   });
 });
 

@@ -9,7 +9,7 @@ import {
   MAX_STREAMS_PER_HOLDER,
 } from "../../worker/telemetry/liveFeed";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
-import { hour, iso } from "./flightFixtures";
+import { activeFlight, hour, iso } from "./flightFixtures";
 import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 /** Flat ground at 100 m (EGM96) over the whole tile N10E020; nothing loaded anywhere else. */
@@ -34,22 +34,8 @@ beforeAll(async () => {
 const as = (p: Pilot) => ({ apiKey: p.account.apiKey, token: p.token });
 
 /** An active flight: a 200 m circle around the point, ceiling 60 m above ground. */
-async function flight(options: Record<string, unknown> = {}, p = pilot): Promise<string> {
-  const res = await call("/flight/v2/point", {
-    method: "POST",
-    ...as(p),
-    body: {
-      latitude: 10.5,
-      longitude: 20.5,
-      buffer: 200,
-      max_altitude: 60,
-      start_time: iso(Date.now() - 60_000),
-      end_time: iso(Date.now() + hour),
-      ...options,
-    },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.json.data.id;
+function flight(options: Record<string, unknown> = {}, p = pilot): Promise<string> {
+  return activeFlight(as(p), options);
 }
 
 /** An ASTM F3411 RIDAircraftState `height` meters above our flat ground, as an ellipsoid height. */

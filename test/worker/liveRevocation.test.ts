@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { signingKey, signToken } from "../../worker/lib/jwt";
 import { LIVE_REVOCATION_MS } from "../../worker/services/liveAccess";
-import { hour, iso } from "./flightFixtures";
+import { activeFlight } from "./flightFixtures";
 import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 /**
@@ -20,21 +20,7 @@ interface Pilot {
 async function pilotWithFlight(): Promise<Pilot & { flightId: string }> {
   const account = await createAccount("revocation");
   const pilot = { account, ...(await tokenFor(account, "watcher")) };
-  const res = await call("/flight/v2/point", {
-    method: "POST",
-    apiKey: account.apiKey,
-    token: pilot.token,
-    body: {
-      latitude: 10.5,
-      longitude: 20.5,
-      buffer: 200,
-      max_altitude: 60,
-      start_time: iso(Date.now() - 60_000),
-      end_time: iso(Date.now() + hour),
-    },
-  });
-  expect(res.status, res.text).toBe(200);
-  return { ...pilot, flightId: res.json.data.id };
+  return { ...pilot, flightId: await activeFlight({ apiKey: account.apiKey, token: pilot.token }) };
 }
 
 function revokeBehindTheWorkersBack(keyId: string) {

@@ -6,15 +6,14 @@ import rulesetsFile from "../../data/airspace/rulesets.json";
 import { windsock } from "../../worker/client";
 import type { Bindings } from "../../worker/env";
 import app from "../../worker/index";
-import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
-import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
+import { SCOPES } from "../../worker/interuss/auth";
 import { CONFLICT, FAILURE_EXAMPLES, FORBIDDEN, NOT_FOUND } from "../../worker/lib/openapiFailures";
 import { RID_SCOPES } from "../../worker/rid/constants";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import weatherFixture from "../fixtures/weather/onecall-3.0-phoenix.json";
 import { FALLON, FALLON_CELL_AREA, FALLON_PATH, loadAirspaceFixtures } from "./airspaceFixtures";
-import { hour, iso, planBody } from "./flightFixtures";
-import { BASE, type Call, call, createAccount, type TestAccount } from "./helpers";
+import { activeFlightBody, hour, iso, planBody } from "./flightFixtures";
+import { BASE, type Call, call, createAccount, interussToken, type TestAccount } from "./helpers";
 import { latestCode, newPilot, type TestPilot } from "./pilotFixtures";
 
 /**
@@ -488,14 +487,7 @@ describe("answers of every operation validate against the document", () => {
   it("telemetry, the archive and live flights", async () => {
     const flight = await ok("POST /flight/v2/point", "/flight/v2/point", {
       ...as(),
-      body: {
-        latitude: 10.5,
-        longitude: 20.5,
-        buffer: 200,
-        max_altitude: 60,
-        start_time: iso(Date.now() - 60_000),
-        end_time: iso(Date.now() + hour),
-      },
+      body: activeFlightBody(),
     });
     const id = enc(flight.data.id);
     await ok("POST /flight/v2/{flight_id}/start-comm", `/flight/v2/${id}/start-comm`, as());
@@ -699,19 +691,9 @@ describe("answers of every operation validate against the document", () => {
   });
 
   it("InterUSS interfaces (their own JSON, not JSend)", async () => {
-    const token = async (scope: string) => {
-      const iat = Math.floor(Date.now() / 1000);
-      const claims = {
-        iss: DEV_ISSUER,
-        sub: "uss_qualifier",
-        aud: new URL(BASE).hostname,
-        iat,
-        exp: iat + 600,
-        scope,
-      };
-      return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
-    };
-    const bearer = async (scope: string) => ({ headers: { Authorization: `Bearer ${await token(scope)}` } });
+    const bearer = async (scope: string) => ({
+      headers: { Authorization: `Bearer ${await interussToken([scope])}` },
+    });
     const GEO = "/interuss/geospatial_map/v1";
     const PLAN = "/interuss/flight_planning/v1";
     await ok(`GET ${GEO}/status`, `${GEO}/status`, await bearer(SCOPES.geospatialMapDirect));
@@ -790,19 +772,9 @@ describe("answers of every operation validate against the document", () => {
   });
 
   it("Remote ID (F3411 display provider, ISA notifications, injection): their own JSON", async () => {
-    const bearer = async (scope: string) => {
-      const iat = Math.floor(Date.now() / 1000);
-      const claims = {
-        iss: DEV_ISSUER,
-        sub: "uss_qualifier",
-        aud: new URL(BASE).hostname,
-        iat,
-        exp: iat + 600,
-        scope,
-      };
-      const token = await signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
-      return { headers: { Authorization: `Bearer ${token}` } };
-    };
+    const bearer = async (scope: string) => ({
+      headers: { Authorization: `Bearer ${await interussToken([scope])}` },
+    });
     const [lat, lng, now] = [46.95, 7.45, Date.now()];
     const telemetry = [-10, 0, 30].map((t) => ({
       timestamp: iso(now + t * 1000),

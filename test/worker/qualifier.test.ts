@@ -1,9 +1,7 @@
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
-import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
+import { SCOPES } from "../../worker/interuss/auth";
 import { RID_SCOPES } from "../../worker/rid/constants";
-import { BASE, call } from "./helpers";
+import { call, interussToken } from "./helpers";
 
 /**
  * The uss_qualifier (interuss/monitoring v0.34.0) scenarios that need no DSS, in small: each the
@@ -14,27 +12,13 @@ import { BASE, call } from "./helpers";
 
 const PLAN = "/interuss/flight_planning/v1";
 const INJECT = "/interuss/rid/v1";
-const HOST = new URL(BASE).hostname;
 const HOUR = 3_600_000;
-
-async function devToken(scopes: string[]): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
-  const claims = {
-    iss: DEV_ISSUER,
-    sub: "uss_qualifier",
-    aud: HOST,
-    iat,
-    exp: iat + 3600,
-    scope: scopes.join(" "),
-  };
-  return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
-}
 
 let planner: string;
 let injector: string;
 beforeAll(async () => {
-  planner = await devToken([SCOPES.flightPlanningPlan]);
-  injector = await devToken([RID_SCOPES.injectTestData]);
+  planner = await interussToken([SCOPES.flightPlanningPlan]);
+  injector = await interussToken([RID_SCOPES.injectTestData]);
 });
 
 /** A plan over the Pacific, away from any airspace: nothing stops it but its own data. */
@@ -93,7 +77,7 @@ describe("GeneralFlightAuthorization", () => {
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.json).toMatchObject({ planning_result: "Completed", flight_plan_status: "Closed" });
     // A token with neither scope is still refused.
-    const other = await devToken([SCOPES.geospatialMapQuery]);
+    const other = await interussToken([SCOPES.geospatialMapQuery]);
     expect((await call(`${PLAN}/flight_plans/${id}`, { method: "DELETE", token: other })).status).toBe(403);
   });
 });

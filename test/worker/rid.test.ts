@@ -2,13 +2,11 @@ import { env } from "cloudflare:test";
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../worker/env";
-import { DEV_ISSUER } from "../../worker/interuss/auth";
 import { limitPerSubject } from "../../worker/interuss/rateLimit";
-import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import { RID_SCOPES } from "../../worker/rid/constants";
 import { distanceKm } from "../../worker/rid/view";
 import { flightAt, hour, iso } from "./flightFixtures";
-import { BASE, call, createAccount, tokenFor } from "./helpers";
+import { call, createAccount, interussToken, tokenFor } from "./helpers";
 import { F3411, INJECTION, requestErrors, responseErrors } from "./ridSchema";
 
 /**
@@ -21,23 +19,16 @@ import { F3411, INJECTION, requestErrors, responseErrors } from "./ridSchema";
 
 const USS = "/rid/v2/uss";
 const INJECT = "/interuss/rid/v1";
-const HOST = new URL(BASE).hostname;
 const RELAY = { Authorization: `Bearer ${env.RELAY_SECRET}` };
-
-async function devToken(scopes: string[], sub = "uss_qualifier"): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
-  const claims = { iss: DEV_ISSUER, sub, aud: HOST, iat, exp: iat + 3600, scope: scopes.join(" ") };
-  return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
-}
 
 let display: string;
 let inject: string;
 let serviceProvider: string;
 
 beforeAll(async () => {
-  display = await devToken([RID_SCOPES.displayProvider]);
-  inject = await devToken([RID_SCOPES.injectTestData]);
-  serviceProvider = await devToken([RID_SCOPES.serviceProvider]);
+  display = await interussToken([RID_SCOPES.displayProvider]);
+  inject = await interussToken([RID_SCOPES.injectTestData]);
+  serviceProvider = await interussToken([RID_SCOPES.serviceProvider]);
 });
 
 /** A box of `halfKm` around a point, as `view=`. */
@@ -124,30 +115,21 @@ describe("Remote ID authentication and rate limit", () => {
       const wrong = await call(path, { method, body, token: other });
       expect(wrong.status).toBe(403);
       expect(wrong.headers.get("WWW-Authenticate")).toContain("insufficient_scope");
-      const right = await call(path, { method, body, token: await devToken([scope]) });
+      const right = await call(path, { method, body, token: await interussToken([scope]) });
       expect([401, 403]).not.toContain(right.status);
     },
   );
 
   it("refuses a token for another audience", async () => {
-    const iat = Math.floor(Date.now() / 1000);
-    const claims = {
-      iss: DEV_ISSUER,
-      sub: "x",
-      aud: "elsewhere.example",
-      iat,
-      exp: iat + 600,
-      scope: RID_SCOPES.displayProvider,
-    };
-    const token = await signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
+    const token = await interussToken([RID_SCOPES.displayProvider], { sub: "x", aud: "elsewhere.example" });
     expect((await call(`${USS}/flights?view=${viewAround(47.4, 8.55)}`, { token })).status).toBe(401);
   });
 
   it("limits each token subject, answering 429 with Retry-After in the interface's error body", async () => {
     const app = new Hono<AppEnv>();
     app.get("/x", limitPerSubject(2), (c) => c.json({ ok: true }));
-    const tokenA = await devToken([RID_SCOPES.displayProvider], "dp-a");
-    const tokenB = await devToken([RID_SCOPES.displayProvider], "dp-b");
+    const tokenA = await interussToken([RID_SCOPES.displayProvider], { sub: "dp-a" });
+    const tokenB = await interussToken([RID_SCOPES.displayProvider], { sub: "dp-b" });
     const get = (token: string) =>
       app.request("/x", { headers: { Authorization: `Bearer ${token}` } }, {
         RATE_LIMIT_PER_MINUTE: "1200",

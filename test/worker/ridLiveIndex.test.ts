@@ -1,7 +1,5 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEV_ISSUER } from "../../worker/interuss/auth";
-import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import { RID_SCOPES } from "../../worker/rid/constants";
 import {
   CellThrottle,
@@ -14,7 +12,7 @@ import { parseView } from "../../worker/rid/view";
 import { MAX_FLIGHTS_PER_VIEW } from "../../worker/services/remoteId";
 import { flightsReportingIn } from "../../worker/store/livePositions";
 import { flightAt, hour, iso } from "./flightFixtures";
-import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
+import { call, createAccount, interussToken, type TestAccount, tokenFor } from "./helpers";
 import { F3411, responseErrors } from "./ridSchema";
 
 /**
@@ -25,12 +23,10 @@ import { F3411, responseErrors } from "./ridSchema";
 
 const USS = "/rid/v2/uss";
 const INJECT = "/interuss/rid/v1";
-const HOST = new URL(BASE).hostname;
 
-async function devToken(scopes: string[]): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
-  const claims = { iss: DEV_ISSUER, sub: "dp", aud: HOST, iat, exp: iat + 3600, scope: scopes.join(" ") };
-  return signToken(claims as unknown as TokenClaims, await signingKey(env.JWT_PRIVATE_KEY));
+/** The display provider's token (subject "dp"). */
+function devToken(scopes: string[]): Promise<string> {
+  return interussToken(scopes, { sub: "dp" });
 }
 
 function viewAround(lat: number, lng: number, halfKm = 0.5): string {

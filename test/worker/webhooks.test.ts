@@ -9,7 +9,7 @@ import {
 } from "../../worker/domain/webhooks";
 import type { WebhookOutbox } from "../../worker/telemetry/webhookOutbox";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
-import { hour, iso } from "./flightFixtures";
+import { activeFlight, iso } from "./flightFixtures";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 const GROUND = 100;
@@ -52,22 +52,8 @@ async function register(body: Record<string, unknown>, apiKey = account.apiKey) 
   return call("/webhooks/v1/conformance", { method: "PUT", apiKey, body });
 }
 
-async function flight(): Promise<string> {
-  const res = await call("/flight/v2/point", {
-    method: "POST",
-    apiKey: account.apiKey,
-    token,
-    body: {
-      latitude: 10.5,
-      longitude: 20.5,
-      buffer: 200,
-      max_altitude: 60,
-      start_time: iso(Date.now() - 60_000),
-      end_time: iso(Date.now() + hour),
-    },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.json.data.id as string;
+function flight(): Promise<string> {
+  return activeFlight({ apiKey: account.apiKey, token });
 }
 
 /** F3411 states at 10 m above the ground, 10 ms apart; `outside` ones 11 km north of the area (left_area). */

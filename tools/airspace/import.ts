@@ -53,7 +53,7 @@ async function main() {
   const map = geoJsonMap(values.map);
   const [
     { FORMATS },
-    { applyMigrations, openTarget },
+    { openMigratedLocalTarget, openTarget },
     { datasetBox, loadDataset, loadedJurisdictions, placeRecords },
   ] = await Promise.all([import("./formats"), import("../lib/target"), import("./dataset")]);
   const format = FORMATS.find((f) => f.name === formatName)!;
@@ -87,11 +87,7 @@ async function main() {
   for (const [reason, n] of parsed.skipped) log(`skipped ${n}: ${reason}`);
   if (parsed.features.length === 0 && cells === 0) fail("nothing to load");
 
-  if (!remote) {
-    log("applying local D1 migrations");
-    await applyMigrations({ remote: false });
-  }
-  const target = await openTarget({ remote });
+  const target = remote ? await openTarget({ remote }) : await openMigratedLocalTarget(log);
   try {
     if (parsed.features.length > 0) {
       placeRecords(parsed.features, await loadedJurisdictions(target, datasetBox(parsed)));

@@ -41,7 +41,7 @@ async function main() {
   const only = values.source ?? [];
   for (const name of only)
     if (!FEED_NAMES.includes(name)) usageError(`unknown feed "${name}": use one of ${FEED_NAMES.join(", ")}`);
-  const [{ syncFeeds }, { applyMigrations, openTarget }] = await Promise.all([
+  const [{ syncFeeds }, { openMigratedLocalTarget, openTarget }] = await Promise.all([
     import("../../worker/services/airspaceSync"),
     import("../lib/target"),
   ]);
@@ -53,11 +53,7 @@ async function main() {
   if (settings.feeds.length === 0) fail("no feed to sync: AIRSPACE_FEEDS lists none");
   const remote = values.remote ?? false;
   const log = (message: string) => console.log(`[airspace:sync] ${message}`);
-  if (!remote) {
-    log("applying local D1 migrations");
-    await applyMigrations({ remote: false });
-  }
-  const target = await openTarget({ remote });
+  const target = remote ? await openTarget({ remote }) : await openMigratedLocalTarget(log);
   // Rounds of up to 200 requests, each saving where its runs stand as the Cron Trigger's do, until every run ends.
   const context = {
     sql: target,

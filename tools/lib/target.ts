@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -142,4 +143,36 @@ export async function wrangler(args: string[]): Promise<string> {
 export async function applyMigrations(options: { remote: boolean }): Promise<string> {
   const where = options.remote ? ["--remote"] : ["--local", `--persist-to=${STATE_DIR}`];
   return wrangler(["d1", "migrations", "apply", D1_DATABASE, ...where]);
+}
+
+/**
+ * The local database with every migration applied, open. wrangler applies them (its d1_migrations
+ * table), but only when some are pending: wrangler's own start-up costs seconds, and a command run on
+ * existing state skips it. `log` hears what is applied.
+ */
+export async function openMigratedLocalTarget(log: (message: string) => void): Promise<Target> {
+  const files = readdirSync(path.join(ROOT, "schema/migrations")).filter((f) => f.endsWith(".sql"));
+  if (existsSync(path.join(STATE_DIR, "v3/d1"))) {
+    const target = await openTarget({ remote: false });
+    const applied = new Set(
+      await target
+        .query<{ name: string }>("SELECT name FROM d1_migrations")
+        .then((rows) => rows.map((r) => r.name))
+        .catch(() => [] as string[]),
+    );
+    const pending = files.filter((f) => !applied.has(f));
+    if (pending.length === 0) {
+      log("D1 migrations: all applied");
+      return target;
+    }
+    // One process at a time on the database files.
+    await target.close();
+    log(`applying D1 migrations: ${pending.join(", ")}`);
+  } else {
+    log(`applying D1 migrations (${files.length}, new state)`);
+  }
+  const started = Date.now();
+  await applyMigrations({ remote: false });
+  log(`D1 migrations applied in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return openTarget({ remote: false });
 }
