@@ -123,7 +123,10 @@ export function requireDocumentedBodyType(app: OpenAPIHono<AppEnv>) {
     const isForm = FORM_TYPES.includes(type);
     if (isJson && jsonAccepted) return next();
     if (isForm && formAccepted) {
-      if (type === FORM_TYPES[0] && jsonAccepted && /^\s*[{[]/.test(await c.req.text()))
+      // Read as bytes: workerd warns when .text() is called on a form body.
+      const text =
+        type === FORM_TYPES[0] && jsonAccepted ? new TextDecoder().decode(await c.req.arrayBuffer()) : "";
+      if (/^\s*[{[]/.test(text))
         throw unsupportedType(`The body is JSON but Content-Type says ${type}`, true, false);
       return next();
     }

@@ -31,7 +31,11 @@ function fakeProvider(behaviour: "accept" | "refuse" | "unreachable") {
   const received: Received[] = [];
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const request = new Request(input, init);
-    received.push({ url: request.url, headers: request.headers, body: await request.text() });
+    received.push({
+      url: request.url,
+      headers: request.headers,
+      body: new TextDecoder().decode(await request.arrayBuffer()),
+    });
     if (behaviour === "unreachable") throw new TypeError("fetch failed");
     if (behaviour === "refuse") {
       return Response.json(
