@@ -1,6 +1,6 @@
 import { Downsampler, type PositionRow, positionRow } from "../domain/telemetryArchive";
-import { ApiError } from "../lib/errors";
 import type { Bindings } from "../env";
+import { ApiError } from "../lib/errors";
 import { type StoredRecord, type TelemetryQuery, telemetryOf } from "../telemetry/flightTelemetry";
 
 /** One page of the flight's records, as its telemetry store reads them (ordered by timestamp, id). */
@@ -52,6 +52,10 @@ function tooMany(name: "rate" | "end", what: string): ApiError {
 }
 
 /** The flight's archived positions, read from its Durable Object (archivedPositions). */
-export function flightPositionArchive(env: Bindings, flightId: string, window: ArchiveWindow): Promise<PositionRow[]> {
+export function flightPositionArchive(
+  env: Bindings,
+  flightId: string,
+  window: ArchiveWindow,
+): Promise<PositionRow[]> {
   return archivedPositions((query) => telemetryOf(env, flightId).read(query), window);
 }
