@@ -43,17 +43,12 @@ function shapesAnswers(module: string, name: string): boolean {
 
 /** Handler files still waiting for their decisions to move into services/ (each named with its debt). */
 const NOT_YET_MOVED = new Map<string, string>([
-  ["worker/routes/advisory.ts", "plan look-up and advisory rules in the handler"],
-  ["worker/routes/airspace.ts", "search box and record shaping in the handler"],
-  ["worker/routes/airspaceSources.ts", "the D1 runner built in the handler"],
-  ["worker/routes/authorizations.ts", "plans and their LAANC authorizations joined in the handler"],
   [
     "worker/routes/deeplink.ts",
     "link checks and callback prefixes in the handlers (shared with pages-next and hardening)",
   ],
   ["worker/routes/elevation.ts", "sampling plans and tile loading in the handlers"],
   ["worker/routes/live.ts", "stream access and map assembly in the handlers (shared with hardening)"],
-  ["worker/routes/status.ts", "status rules and weather in the handlers"],
 ]);
 
 const HTTP_METHODS = new Set(["openapi", "get", "post", "put", "patch", "delete", "all", "on"]);
