@@ -33,6 +33,7 @@ const ANSWER_SHAPERS = new Map<string, "*" | string[]>([
   ["domain/deeplink/outerLink", "*"], // the app-link answer's shape
   ["domain/pilots", ["fullProfile", "publicProfile", "normalizePhone", "nestingDepth"]],
   ["domain/verification", ["parseVerificationCode"]],
+  ["domain/elevation/carpet", ["carpetJson"]], // the carpet's rows written as JSON bytes
   ["domain/identityProvider", ["passwordGrant", "refreshGrant", "tokenEndpointGrant"]], // the SDKs' sign-in bodies as grants
 ]);
 
@@ -47,7 +48,6 @@ const NOT_YET_MOVED = new Map<string, string>([
     "worker/routes/deeplink.ts",
     "link checks and callback prefixes in the handlers (shared with pages-next and hardening)",
   ],
-  ["worker/routes/elevation.ts", "sampling plans and tile loading in the handlers"],
   ["worker/routes/live.ts", "stream access and map assembly in the handlers (shared with hardening)"],
 ]);
 
