@@ -87,6 +87,8 @@ export interface Bindings {
    * class that imports it back.
    */
   FLIGHT_TELEMETRY: Cloudflare.Env["FLIGHT_TELEMETRY"];
+  /** One Durable Object per account counts its live streams across flights (telemetry/accountStreams.ts). */
+  ACCOUNT_STREAMS: Cloudflare.Env["ACCOUNT_STREAMS"];
 }
 
 export interface Account {

@@ -178,4 +178,5 @@ export default Object.assign(app, {
   },
 });
 export type { AppType } from "./client";
+export { AccountStreams } from "./telemetry/accountStreams";
 export { FlightTelemetry } from "./telemetry/flightTelemetry";

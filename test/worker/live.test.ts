@@ -1,8 +1,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { egm96, geoidHeight } from "../../worker/domain/geoid";
+import { accountStreamsOf } from "../../worker/telemetry/accountStreams";
 import {
   MAX_BACKLOG_BYTES,
+  MAX_STREAMS_PER_ACCOUNT,
   MAX_STREAMS_PER_FLIGHT,
   MAX_STREAMS_PER_HOLDER,
 } from "../../worker/telemetry/liveFeed";
@@ -349,22 +351,76 @@ describe("stream caps", () => {
     );
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await refused.json()) as any).status).toBe("fail");
-    // Another ticket (issued a second later: tickets differ by their expiry) still gets in; a closed
-    // stream frees its place.
+    const body = (await refused.json()) as any;
+    expect(body.status).toBe("fail");
+    expect(body.data.message).toContain(`${MAX_STREAMS_PER_HOLDER} streams open, the most one ticket`);
+    // Another ticket (issued a second later: tickets differ by their expiry) still gets in.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const other = await openStream(id, {}, `?ticket=${await ticketOf(id)}`);
     expect(other.res.status).toBe(200);
+    await Promise.all([...open, other].map((s) => s.close()));
+  });
+
+  it("frees a departed reader's place at once, not at the next keep-alive", async () => {
+    const id = await flight();
+    const ticket = await ticketOf(id);
+    const open = [];
+    for (let i = 0; i < MAX_STREAMS_PER_HOLDER; i++) open.push(await openStream(id, {}, `?ticket=${ticket}`));
+    const url = `${BASE}/flight/v2/${encodeURIComponent(id)}/telemetry/stream?ticket=${ticket}`;
+    const full = await SELF.fetch(url);
+    expect(full.status).toBe(429);
+    await full.body?.cancel();
     await open.pop()!.close();
-    // The flight's stream learns its reader left at its next write: the keep-alive, every 20 s.
+    // The reader's cancel reaches the flight's Durable Object itself: its place is free within a
+    // moment (the keep-alive that used to reveal a departed reader comes every 20 s).
+    const closedAt = Date.now();
+    let again = await SELF.fetch(url);
+    while (again.status === 429 && Date.now() - closedAt < 1000) {
+      await again.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      again = await SELF.fetch(url);
+    }
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+    await Promise.all(open.map((s) => s.close()));
+  });
+
+  it("caps the streams of one account across its flights, and frees a place when one closes", async () => {
+    const account = await createAccount("stream-cap");
+    const owner = { account, ...(await tokenFor(account, "stream-cap-pilot")) };
+    const headers = headersOf(owner);
+    const flights = await Promise.all(
+      Array.from({ length: Math.ceil(MAX_STREAMS_PER_ACCOUNT / MAX_STREAMS_PER_FLIGHT) + 1 }, () =>
+        flight({}, owner),
+      ),
+    );
+    const last = flights.pop()!;
+    const open = [];
+    for (const id of flights) {
+      const wanted = Math.min(MAX_STREAMS_PER_FLIGHT, MAX_STREAMS_PER_ACCOUNT - open.length);
+      open.push(...(await Promise.all(Array.from({ length: wanted }, () => openStream(id, headers)))));
+    }
+    expect(open).toHaveLength(MAX_STREAMS_PER_ACCOUNT);
+    const url = `${BASE}/flight/v2/${encodeURIComponent(last)}/telemetry/stream`;
+    const refused = await SELF.fetch(url, { headers });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const body = (await refused.json()) as any;
+    expect(body.status).toBe("fail");
+    expect(body.data.message).toContain(`${MAX_STREAMS_PER_ACCOUNT} live streams open across its flights`);
+    // Another account is not held by this one's streams.
+    const elsewhere = await openStream(await flight(), headersOf(pilot));
+    await elsewhere.close();
+    await open.pop()!.close();
     await vi.waitFor(async () => {
-      const again = await SELF.fetch(
-        `${BASE}/flight/v2/${encodeURIComponent(id)}/telemetry/stream?ticket=${ticket}`,
-      );
+      const again = await SELF.fetch(url, { headers });
       expect(again.status).toBe(200);
       await again.body?.cancel();
-    }, 30_000);
-    await Promise.all([...open, other].map((s) => s.close()));
+    }, 2_000);
+    await Promise.all(open.map((s) => s.close()));
+    await vi.waitFor(async () => {
+      expect(await accountStreamsOf(env, account.accountId).openStreams()).toBe(0);
+    }, 2_000);
   });
 
   it("caps the streams of one flight", async () => {
@@ -388,12 +444,15 @@ describe("stream caps", () => {
     // The Durable Object's own side of a stream: HTTP and RPC buffers between it and a real reader
     // only delay the moment its queue grows.
     let slow: ReadableStream<Uint8Array> | null = null;
-    await runInDurableObject(stub, (instance) => {
-      slow = (instance as unknown as { stream(after: null, holder: string): ReadableStream }).stream(
-        null,
-        "",
-      );
+    await runInDurableObject(stub, async (instance) => {
+      const opened = await instance.stream(null, {
+        accountId: pilot.account.accountId,
+        keyId: pilot.account.keyId,
+        holder: "",
+      });
+      if ("stream" in opened) slow = opened.stream;
     });
+    expect(slow).not.toBeNull();
     const start = Date.now() - 50_000;
     // 3 posts of 1,000 states: 6,000 records, about 1.5 MB of frames never read.
     for (let post = 0; post < 3; post++) {

@@ -258,17 +258,20 @@ function circle(positions: number): { type: "Polygon"; coordinates: number[][][]
   return { type: "Polygon", coordinates: [ring] };
 }
 
+/** The body of `POST /flight/v2/plan` for a circular area of `positions` positions, an hour ahead. */
+export function planBody(positions: number): string {
+  return JSON.stringify({
+    takeoff_latitude: 34.015,
+    takeoff_longitude: -118.485,
+    start_time: new Date(Date.now() + 3_600_000).toISOString(),
+    end_time: new Date(Date.now() + 7_200_000).toISOString(),
+    max_altitude_agl: 100,
+    buffer: 0,
+    geometry: circle(positions),
+  });
+}
+
 async function polygons(ctx: BenchContext) {
-  const body = (positions: number) =>
-    JSON.stringify({
-      takeoff_latitude: 34.015,
-      takeoff_longitude: -118.485,
-      start_time: new Date(Date.now() + 3_600_000).toISOString(),
-      end_time: new Date(Date.now() + 7_200_000).toISOString(),
-      max_altitude_agl: 100,
-      buffer: 0,
-      geometry: circle(positions),
-    });
   const time = async (positions: number, times: number) => {
     const ms: number[] = [];
     let failed = "";
@@ -281,7 +284,7 @@ async function polygons(ctx: BenchContext) {
           authorization: `Bearer ${ctx.token}`,
           "content-type": "application/json",
         },
-        body: body(positions),
+        body: planBody(positions),
         signal: AbortSignal.timeout(120_000),
       });
       await res.text();

@@ -16,6 +16,11 @@ export interface BenchContext {
 /** One benchmark: prints readable lines and returns the fields of its closing JSON line. */
 export interface BenchSuite {
   name: string;
+  /**
+   * Run against the service's own limits (rate limits, the per-account share of expensive work), as
+   * a user meets them. Other suites measure one account's throughput and run with both lifted.
+   */
+  limited?: boolean;
   run(ctx: BenchContext): Promise<Record<string, unknown>>;
 }
 
@@ -50,6 +55,8 @@ export interface Load {
   connections?: number;
   /** Sends the pilot token as well as the API key. */
   withToken?: boolean;
+  /** Requests a second over all connections (a steady client); unset, as fast as answers come. */
+  rate?: number;
 }
 
 /** Loads one route with autocannon (API key added) and reports requests/s and latency in ms. */
@@ -69,6 +76,7 @@ export async function measure(ctx: BenchContext, load: Load): Promise<Measuremen
     body,
     connections: load.connections ?? 10,
     duration: load.seconds ?? 5,
+    ...(load.rate ? { overallRate: load.rate } : {}),
   });
   return {
     rps: Math.round(result.requests.average),
@@ -99,8 +107,8 @@ export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** Rounds of a pair and the seconds of each sample: BENCH_ROUNDS, BENCH_SECONDS override them. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+export const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
 
 /** Several samples of one route: the median and the range of each figure. */
 export interface Summary {
@@ -266,7 +274,9 @@ interface ServiceHandle {
  * inside one) so a long run never meets a front process grown out of heap. A service that stops
  * answering is waited for (npm start restarts a crashed worker) and started again if it died.
  */
-export async function startService(): Promise<{ ctx: BenchContext; stop: () => Promise<void> }> {
+export async function startService(
+  options: { limited?: boolean } = {},
+): Promise<{ ctx: BenchContext; stop: () => Promise<void> }> {
   const port = Number(process.env.BENCH_PORT ?? 8790);
   const telemetryPort = Number(process.env.BENCH_TELEMETRY_PORT ?? 16190);
   const stateDir = path.resolve(ROOT, process.env.BENCH_STATE_DIR ?? ".wrangler/bench-state");
@@ -288,10 +298,11 @@ export async function startService(): Promise<{ ctx: BenchContext; stop: () => P
         PORT: String(port),
         TELEMETRY_PORT: String(telemetryPort),
         STATE_DIR: stateDir,
-        // The benchmark measures the service, not the rate limiter.
-        RATE_LIMIT_PER_MINUTE: "1000000000",
-        // One account's throughput is measured, not its fair share beside others.
-        ACCOUNT_WORK_LIMIT: "off",
+        // Most suites measure the service, not the rate limiter, and one account's throughput, not
+        // its fair share beside others; a `limited` suite measures those limits at work.
+        // (undefined: not inherited from the caller's shell either).
+        RATE_LIMIT_PER_MINUTE: options.limited ? undefined : "1000000000",
+        ACCOUNT_WORK_LIMIT: options.limited ? undefined : "off",
         WRANGLER_LOG: "warn",
         WRANGLER_LOG_PATH: quietLog,
       },

@@ -18,13 +18,18 @@ import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
-import { boundStream, keyStillLive } from "../services/liveAccess";
+import { keyStillLive } from "../services/liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { type MapContext, mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
-import { MAX_STREAMS_PER_FLIGHT, MAX_STREAMS_PER_HOLDER } from "../telemetry/liveFeed";
+import {
+  MAX_STREAMS_PER_ACCOUNT,
+  MAX_STREAMS_PER_FLIGHT,
+  MAX_STREAMS_PER_HOLDER,
+  type StreamRefusal,
+} from "../telemetry/liveFeed";
 import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
 /**
@@ -36,6 +41,12 @@ import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry
 const flightParams = z.object({ flight_id: recordId("flight_id") });
 /** What a refused stream is told to wait: streams end when their readers leave. */
 const STREAM_RETRY_S = 10;
+/** Why a stream was refused, and what to do. */
+const STREAM_REFUSALS: Record<StreamRefusal, string> = {
+  flight: `This flight already has ${MAX_STREAMS_PER_FLIGHT} streams open, the most one flight may have: close one, or retry later`,
+  holder: `This ticket already has ${MAX_STREAMS_PER_HOLDER} streams open, the most one ticket may have: close one, or open it with another ticket`,
+  account: `This account already has ${MAX_STREAMS_PER_ACCOUNT} live streams open across its flights, the most one account may have: close some, or retry later`,
+};
 /** At most this many states in one post: each becomes two records, well under the 1 MiB body limit. */
 const MAX_STATES = 1000;
 
@@ -196,16 +207,17 @@ export const liveRoutes = createRouter()
     const { flight, ticket, binding } = await watcher(c, c.req.valid("param").flight_id);
     const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
     const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
-    // A ticket by its signature; API-key readers are capped per flight only.
+    // A ticket by its signature; API-key readers are capped per flight and account only.
     const holder = ticket ? ticket.slice(ticket.lastIndexOf(".") + 1) : "";
-    const stream = await telemetryOf(c.env, flight.id).stream(after, holder);
-    if (!stream)
-      throw tooManyRequests(
-        `At most ${MAX_STREAMS_PER_FLIGHT} streams on one flight and ${MAX_STREAMS_PER_HOLDER} with one ticket at once`,
-        STREAM_RETRY_S,
-      );
-    // Bound to the key (and token) that opened it: revocation or expiry ends it (services/liveAccess.ts).
-    return new Response(boundStream(stream as ReadableStream<Uint8Array>, { db: c.var.db, ...binding }), {
+    // The Durable Object's own stream, untouched: a reader who leaves frees its place at once, and
+    // the object ends the stream when its key is revoked or its token expires (telemetry/liveFeed.ts).
+    const opened = await telemetryOf(c.env, flight.id).stream(after, {
+      accountId: flight.accountId,
+      holder,
+      ...binding,
+    });
+    if ("refused" in opened) throw tooManyRequests(STREAM_REFUSALS[opened.refused], STREAM_RETRY_S);
+    return new Response(opened.stream as ReadableStream<Uint8Array>, {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
         "Cache-Control": "no-store",

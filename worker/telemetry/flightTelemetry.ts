@@ -3,7 +3,7 @@ import type { ConformanceEvent } from "../domain/conformance";
 import type { Bindings } from "../env";
 import { IsaOutbox } from "./isaOutbox";
 import { LazyTables } from "./lazyTables";
-import { type FreshRecord, LiveFeed } from "./liveFeed";
+import { type FreshRecord, LiveFeed, type StreamAccess, type StreamRefusal } from "./liveFeed";
 import { LivePositionIndex } from "./livePositions";
 import { WebhookOutbox } from "./webhookOutbox";
 
@@ -237,9 +237,16 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     if (this.isa.requeue(registered)) await this.armForIsa();
   }
 
-  /** Server-Sent Events of records and conformance events; `after` is the Last-Event-ID (null: only new). */
-  stream(after: number | null, holder: string): ReadableStream<Uint8Array> | null {
-    return this.live.open(after, holder);
+  /**
+   * Server-Sent Events of records and conformance events; `after` is the Last-Event-ID (null: only
+   * new). The stream is this object's own, passed to the reader untouched: its leaving frees its
+   * place at once, and revocation or expiry ends it from here.
+   */
+  stream(
+    after: number | null,
+    access: StreamAccess,
+  ): Promise<{ stream: ReadableStream<Uint8Array> } | { refused: StreamRefusal }> {
+    return this.live.open(after, access);
   }
 
   /** The flight's conformance events, oldest first. */

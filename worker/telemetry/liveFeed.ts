@@ -13,14 +13,19 @@ import { sampleElevations } from "../domain/elevation/sampling";
 import type { Polygon } from "../domain/geojson";
 import type { Bindings } from "../env";
 import { isoTime } from "../lib/time";
+import { keyStillLive, LIVE_CHECK_MS } from "../services/liveAccess";
+import { dbFor } from "../store/db";
 import { chunkLoader, coverage } from "../store/elevationTiles";
+import { accountStreamsOf, MAX_STREAMS_PER_ACCOUNT } from "./accountStreams";
 import { LazyTables } from "./lazyTables";
 
 /**
  * The live side of a flight's Durable Object: conformance monitoring of every stored record, the
  * flight's conformance events (kept beside its records), and Server-Sent Events to its watchers.
  * Each event is encoded once and enqueued to every watcher, so a hundred watchers cost the worker
- * no more than one: the worker only passes each watcher's byte stream through.
+ * no more than one. The worker hands each watcher this object's own stream, so a reader that leaves
+ * cancels it here at once and frees its place; the checks that end a stream (its key revoked, its
+ * pilot token expired) therefore run here too.
  *
  * Event ids (`id:` of the stream) share one increasing sequence: a record's is its row id × 8, a
  * conformance event's is the id of the record that caused it × 8 + 1, 2, …; a record causes at most
@@ -48,6 +53,8 @@ export const MAX_BACKLOG_BYTES = 1024 * 1024;
 /** Streams open at once on one flight, and with one browser ticket on it; beyond, 429. */
 export const MAX_STREAMS_PER_FLIGHT = 100;
 export const MAX_STREAMS_PER_HOLDER = 5;
+export { MAX_STREAMS_PER_ACCOUNT };
+
 const REPLAY_PAGE = 500;
 const KEEPALIVE_MS = 20_000;
 
@@ -59,14 +66,27 @@ const CREATE_TABLES = `
   );
   CREATE TABLE IF NOT EXISTS live_state (k TEXT PRIMARY KEY, v TEXT NOT NULL);`;
 
+/** Who opened a stream: what ends it (key revoked, token expired) and whose cap it counts against. */
+export interface StreamAccess {
+  accountId: string;
+  keyId: string;
+  /** The ticket that opened it (MAX_STREAMS_PER_HOLDER); "" for API-key readers, not capped per holder. */
+  holder: string;
+  /** The pilot token's expiry (UNIX seconds); absent for a stream opened without one. */
+  tokenExpiresAt?: number;
+}
+
+/** Which cap refused a stream. */
+export type StreamRefusal = "flight" | "holder" | "account";
+
 interface Watcher {
   controller: ReadableStreamDefaultController<Uint8Array>;
-  /** The ticket that opened it (MAX_STREAMS_PER_HOLDER); "" for API-key readers, capped per flight only. */
-  holder: string;
-  /** Whether it was counted out of `openStreams` (a stream ends once, however many ways). */
+  access: StreamAccess;
+  /** Whether it was counted out (a stream ends once, however many ways). */
   ended: boolean;
   lastSent: number;
   live: boolean;
+  expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
 interface EnvelopeCache {
@@ -88,14 +108,17 @@ export function recordView(r: Omit<FreshRecord, "id">) {
 }
 
 export class LiveFeed {
+  /** Live watchers: those that broadcast reaches. */
   private readonly watchers = new Set<Watcher>();
-  /** Streams open now (replaying or live) by holder: the caps count these. */
-  private readonly openStreams = new Map<string, number>();
+  /** Every stream open now, replaying or live (and places being claimed): the caps count these. */
+  private readonly streams = new Set<Watcher>();
   private queue: Promise<void> = Promise.resolve();
   private state: MonitorState | undefined;
   private lastSeq: number | undefined;
   private envelope: EnvelopeCache | undefined;
-  private keepalive: ReturnType<typeof setInterval> | undefined;
+  /** While streams are open: keys checked, counts reported to their accounts, keep-alives. */
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private lastKeepalive = 0;
 
   private readonly tables: LazyTables;
 
@@ -158,26 +181,51 @@ export class LiveFeed {
 
   /**
    * An event stream: without `after`, only events from now on; with it, every kept event after it
-   * first (read page by page as the watcher takes them), then live ones. Null when the flight already
-   * has MAX_STREAMS_PER_FLIGHT streams open, or the ticket `holder` MAX_STREAMS_PER_HOLDER ("": an
-   * API-key reader, whose account is capped by the worker).
+   * first (read page by page as the watcher takes them), then live ones. Refused when the flight
+   * already has MAX_STREAMS_PER_FLIGHT streams open, the ticket MAX_STREAMS_PER_HOLDER, or the
+   * account MAX_STREAMS_PER_ACCOUNT across its flights (counted by its AccountStreams object).
    */
-  open(after: number | null, holder: string): ReadableStream<Uint8Array> | null {
-    let total = 0;
-    for (const n of this.openStreams.values()) total += n;
-    const held = this.openStreams.get(holder) ?? 0;
-    if (total >= MAX_STREAMS_PER_FLIGHT || (holder !== "" && held >= MAX_STREAMS_PER_HOLDER)) return null;
-    this.openStreams.set(holder, held + 1);
-    let watcher: Watcher;
-    return new ReadableStream<Uint8Array>(
+  async open(
+    after: number | null,
+    access: StreamAccess,
+  ): Promise<{ stream: ReadableStream<Uint8Array> } | { refused: StreamRefusal }> {
+    if (this.streams.size >= MAX_STREAMS_PER_FLIGHT) return { refused: "flight" };
+    if (access.holder !== "" && this.heldBy(access.holder) >= MAX_STREAMS_PER_HOLDER)
+      return { refused: "holder" };
+    const watcher: Watcher = {
+      controller: undefined as never,
+      access,
+      ended: false,
+      lastSent: after ?? 0,
+      live: false,
+      expiry: undefined,
+    };
+    // Counted here before the account answers, so that concurrent opens see each other.
+    this.streams.add(watcher);
+    let claimed = false;
+    try {
+      claimed = await this.account(access.accountId).claim(this.flightId());
+    } finally {
+      if (!claimed) this.streams.delete(watcher);
+    }
+    if (!claimed) return { refused: "account" };
+    this.startTicker();
+    if (access.tokenExpiresAt !== undefined) {
+      const wait = Math.max(0, access.tokenExpiresAt * 1000 - Date.now());
+      watcher.expiry = setTimeout(
+        () => this.endAccess(watcher, "the pilot token expired: sign in again"),
+        wait,
+      );
+    }
+    const stream = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
-          watcher = { controller, holder, ended: false, lastSent: after ?? 0, live: false };
+          watcher.controller = controller;
           controller.enqueue(encoder.encode("retry: 2000\n\n"));
           if (after === null) this.watch(watcher, this.lastSequence());
         },
         pull: () => {
-          if (watcher.live) return;
+          if (watcher.live || watcher.ended) return;
           // Replay only what live watchers have been sent: later events reach this one live.
           const upTo = this.lastSequence();
           const page = this.replay(watcher.lastSent, upTo);
@@ -194,6 +242,7 @@ export class LiveFeed {
       // Queued bytes, so that the backlog cut (MAX_BACKLOG_BYTES) bounds memory whatever the events' size.
       { highWaterMark: 1, size: (chunk) => chunk.byteLength },
     );
+    return { stream };
   }
 
   /** Forgets everything (the flight's storage was erased). */
@@ -296,7 +345,67 @@ export class LiveFeed {
     watcher.live = true;
     watcher.lastSent = Math.max(watcher.lastSent, upTo);
     this.watchers.add(watcher);
-    this.keepalive ??= setInterval(() => {
+  }
+
+  /** A stream ended: cancelled by its reader, cut as too slow, ended by a check, or gone. */
+  private unwatch(watcher: Watcher): void {
+    this.watchers.delete(watcher);
+    if (watcher.ended) return;
+    watcher.ended = true;
+    clearTimeout(watcher.expiry);
+    this.streams.delete(watcher);
+    this.account(watcher.access.accountId)
+      .release(this.flightId())
+      .catch(() => {}); // the next report repairs the count
+    if (this.streams.size === 0 && this.ticker !== undefined) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  /** An `access_ended` event saying why, then the end (an EventSource that reconnects is refused). */
+  private endAccess(watcher: Watcher, reason: string): void {
+    if (watcher.ended) return;
+    this.unwatch(watcher);
+    try {
+      watcher.controller.enqueue(
+        encoder.encode(`event: access_ended\ndata: ${JSON.stringify({ reason })}\n\n`),
+      );
+      watcher.controller.close();
+    } catch {
+      // the reader has already gone
+    }
+  }
+
+  private startTicker(): void {
+    if (this.ticker !== undefined) return;
+    this.lastKeepalive = Date.now();
+    this.ticker = setInterval(() => {
+      this.tick().catch((err) => {
+        console.error(JSON.stringify({ level: "error", message: "live check failed", error: String(err) }));
+      });
+    }, LIVE_CHECK_MS);
+  }
+
+  /**
+   * Every LIVE_CHECK_MS while streams are open: streams whose key was revoked end, each account
+   * hears this flight's true count, and live watchers get a keep-alive every KEEPALIVE_MS.
+   */
+  private async tick(): Promise<void> {
+    const db = dbFor(this.env.DB);
+    const keys = new Set([...this.streams].map((w) => w.access.keyId));
+    const revoked = new Set<string>();
+    for (const keyId of keys) if (!(await keyStillLive(db, keyId))) revoked.add(keyId);
+    for (const watcher of [...this.streams])
+      if (revoked.has(watcher.access.keyId)) this.endAccess(watcher, "the API key was revoked");
+    const perAccount = new Map<string, number>();
+    for (const w of this.streams)
+      perAccount.set(w.access.accountId, (perAccount.get(w.access.accountId) ?? 0) + 1);
+    await Promise.all(
+      [...perAccount].map(([accountId, open]) => this.account(accountId).report(this.flightId(), open)),
+    );
+    if (Date.now() - this.lastKeepalive >= KEEPALIVE_MS) {
+      this.lastKeepalive = Date.now();
       const ping = encoder.encode(": keep-alive\n\n");
       for (const w of this.watchers) {
         try {
@@ -305,22 +414,22 @@ export class LiveFeed {
           this.unwatch(w);
         }
       }
-    }, KEEPALIVE_MS);
+    }
   }
 
-  /** A stream ended: cancelled by its reader, cut as too slow, or gone. */
-  private unwatch(watcher: Watcher): void {
-    this.watchers.delete(watcher);
-    if (!watcher.ended) {
-      watcher.ended = true;
-      const held = (this.openStreams.get(watcher.holder) ?? 1) - 1;
-      if (held > 0) this.openStreams.set(watcher.holder, held);
-      else this.openStreams.delete(watcher.holder);
-    }
-    if (this.watchers.size === 0 && this.keepalive !== undefined) {
-      clearInterval(this.keepalive);
-      this.keepalive = undefined;
-    }
+  private heldBy(holder: string): number {
+    let held = 0;
+    for (const w of this.streams) if (w.access.holder === holder) held++;
+    return held;
+  }
+
+  private account(accountId: string) {
+    return accountStreamsOf(this.env, accountId);
+  }
+
+  /** The Durable Object's name: the flight id (its account counts streams by it). */
+  private flightId(): string {
+    return this.ctx.id.name ?? this.ctx.id.toString();
   }
 
   /** Kept events with after < seq ≤ upTo, oldest first, at most one page. */
