@@ -69,6 +69,11 @@ const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
 const TELEMETRY_HOST = process.env.TELEMETRY_HOST || "127.0.0.1";
 const IDP_PORT = Number(process.env.IDP_PORT ?? PORT + 3);
 const DEV_KEY_FILE = path.join(STATE_DIR, "dev-api-key");
+/**
+ * The development key's application, as the deep-link page names the requester: a partner app's
+ * name, not the key's label ("development").
+ */
+const DEV_APPLICATION_NAME = "Sample Partner App";
 const DEV_PILOT_PASSWORD_FILE = path.join(STATE_DIR, "dev-pilot-password");
 /** What runs now (pids and bound addresses), for operators and the benchmarks. */
 const SERVICES_FILE = path.join(STATE_DIR, "services.json");
@@ -187,7 +192,7 @@ async function developmentKey(target: Target): Promise<string> {
     const saved = readFileSync(DEV_KEY_FILE, "utf8").trim();
     if (saved && (await isLiveKey(target, saved))) return saved;
   }
-  const created = await createKey(target, { name: "development" });
+  const created = await createKey(target, { name: "development", accountName: DEV_APPLICATION_NAME });
   writeFileSync(DEV_KEY_FILE, `${created.apiKey}\n`, { mode: 0o600 });
   return created.apiKey;
 }
@@ -199,13 +204,16 @@ function devPilotPassword(): string {
   return readFileSync(DEV_PILOT_PASSWORD_FILE, "utf8").trim();
 }
 
-/** The development key's application trusts the development provider (its port may have changed). */
+/**
+ * The development key's application trusts the development provider (its port may have changed), under
+ * its own name.
+ */
 async function trustIdentityProvider(
   target: Target,
   apiKey: string,
   identity: Awaited<ReturnType<typeof devIdentity.startDevIdentityProvider>>,
 ) {
-  const [{ toolDb }, { findAccountByKeyHash }, { sha256Hex }] = await Promise.all([
+  const [{ toolDb }, { findAccountByKeyHash, renameAccount }, { sha256Hex }] = await Promise.all([
     import("./lib/db"),
     import("../worker/store/accounts"),
     import("../worker/lib/hash"),
@@ -213,6 +221,8 @@ async function trustIdentityProvider(
   const db = toolDb(target);
   const account = await findAccountByKeyHash(db, await sha256Hex(apiKey));
   if (!account) throw new Error("the development key has no account");
+  // A state made before the application had its own name kept the key's label as the account's.
+  if (account.name !== DEV_APPLICATION_NAME) await renameAccount(db, account.id, DEV_APPLICATION_NAME);
   await devIdentity.trustDevProvider(db, account.id, identity);
   log(`identity provider: ${identity.issuer} (${identity.clientId}) trusted by ${account.publicId}`);
 }

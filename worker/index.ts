@@ -25,6 +25,7 @@ import { archiveRoutes } from "./routes/archive";
 import { authRoutes } from "./routes/auth";
 import { authorizationRoutes } from "./routes/authorizations";
 import { briefingRoutes } from "./routes/briefing";
+import { briefingPageRoutes } from "./routes/briefingPage";
 import { corsOriginRoutes } from "./routes/corsOrigins";
 import { createFlightPageRoutes, deeplinkRoutes } from "./routes/deeplink";
 import { devRoutes } from "./routes/dev";
@@ -69,8 +70,8 @@ const PUBLIC_PATHS = [
   // InterUSS interfaces and F3411 Remote ID: the authority's bearer tokens instead (worker/interuss/auth.ts).
   /^\/interuss\//,
   /^\/rid\/v2\//,
-  // A browser's live stream and page carry a signed ticket instead; without one, the route asks for the API key.
-  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live)\/?$/,
+  // A browser's live stream and pages (live, briefing) carry a signed ticket instead; without one, the route asks for the API key.
+  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing)\/?$/,
 ];
 
 const app = createRouter();
@@ -152,6 +153,7 @@ app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
+app.route("/", briefingPageRoutes);
 app.route("/", webhookRoutes);
 app.route("/", appLinkRoutes);
 app.route("/", deeplinkRoutes);

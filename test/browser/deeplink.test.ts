@@ -100,6 +100,24 @@ async function flightPlanOf(userId: string, planId: string) {
   return plan.json.data;
 }
 
+/** The result page's live and briefing links open those pages for this pilot (the ticket in the link). */
+async function followPageLinks(browser: Browser, page: Page) {
+  const flightId = (await page.locator("#flight-id").textContent())!;
+  for (const [name, heading] of [
+    ["Watch the flight live", undefined],
+    ["Read the flight's briefing", "Flight briefing"],
+  ] as const) {
+    const href = (await page.getByRole("link", { name }).getAttribute("href"))!;
+    expect(href).toContain(`/flight/v2/${encodeURIComponent(flightId)}/`);
+    const opened = await browser.context.newPage();
+    const response = await opened.goto(href);
+    expect(response!.status(), name).toBe(200);
+    if (heading) expect(await opened.getByRole("heading", { level: 1 }).textContent()).toBe(heading);
+    else expect(await opened.locator("body").textContent()).toContain(flightId);
+    await opened.close();
+  }
+}
+
 function expectCallback(url: URL) {
   expect(`${url.origin}${url.pathname}`).toBe(receiver.url);
   const flightId = url.searchParams.get("flight_id")!;
@@ -183,7 +201,25 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     // Keyboard only: choose, then submit from the button with Enter.
     await choosePick1(page);
     await page.getByRole("button", { name: "Create flight" }).focus();
-    await Promise.all([page.waitForURL(`${receiver.url}**`), page.keyboard.press("Enter")]);
+    await Promise.all([page.waitForURL(/\/create_flight\/v1\//), page.keyboard.press("Enter")]);
+    await page.waitForSelector("h1:text('Flight created')");
+    // The result page: who asked (the account's name), each authorization in words, what to do next.
+    expect(await page.locator("body").textContent()).toContain("Requested by Sample Partner App");
+    expect(await page.locator("#verdict").textContent()).toContain("Authorized");
+    expect(await page.locator("ul.authorizations li.accepted .status").textContent()).toBe(
+      "Accepted by FAA LAANC",
+    );
+    expect(await page.locator("ul.authorizations li.accepted .todo").textContent()).toContain(
+      "You may fly as planned",
+    );
+    await expectUsable(page);
+    await screenshot(page, "phone-result");
+    await followPageLinks(phone, page);
+    // Back to the app: the callback, with the flight and its authorizations.
+    await Promise.all([
+      page.waitForURL(`${receiver.url}**`),
+      page.getByRole("link", { name: "Return to Sample Partner App" }).click(),
+    ]);
     await screenshot(page, "phone-callback");
 
     const callback = receiver.received.at(-1)!;
@@ -260,9 +296,19 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     await page.fill("#buffer", "50");
     await page.selectOption("#altitude", { label: "100 m" });
     expect(await page.isChecked('input[type="radio"][value="usa_sec_44809"]')).toBe(true);
+    await page.getByRole("button", { name: "Create flight" }).click();
+    await page.waitForSelector("h1:text('Flight created')");
+    // Above the ceiling: not authorized, said in words with what to do about it.
+    expect(await page.locator("#verdict").textContent()).toContain("Not");
+    const first = page.locator("ul.authorizations li").first();
+    expect(await first.locator(".status").textContent()).toMatch(
+      /^(Pending: waiting for|Rejected by|Not requested from) FAA LAANC$/,
+    );
+    expect(await first.locator(".todo").textContent()).toMatch(/^What to do: .*fly/);
+    await screenshot(page, "desktop-result");
     await Promise.all([
       page.waitForURL(`${receiver.url}**`),
-      page.getByRole("button", { name: "Create flight" }).click(),
+      page.getByRole("link", { name: "Return to Sample Partner App" }).click(),
     ]);
     await screenshot(page, "desktop-callback");
 

@@ -39,11 +39,18 @@ describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () =>
       "/health",
     ])
       expect(normalized).toContain(expected);
-    // The description is Markdown rendered as such: code, not backticks; the datagram table is a table.
+    // The description is Markdown rendered as such: code, not backticks; no byte tables in it.
     const info = page.locator(".information-container");
     await expect(info.locator("code").first().isVisible()).resolves.toBe(true);
     expect(await info.innerText()).not.toContain("`");
-    expect(await info.locator("table").count()).toBeGreaterThanOrEqual(2);
+    expect(await info.locator("table").count()).toBe(0);
+    // The datagram tables are tables, under the Telemetry operations.
+    const telemetry = page.locator('.opblock-tag-section:has(h3[data-tag="Telemetry"])');
+    expect(await telemetry.locator("table").count()).toBeGreaterThanOrEqual(2);
+    await telemetry
+      .locator("h3")
+      .first()
+      .screenshot({ path: path.join(ARTIFACTS, "docs-telemetry-tag.png") });
 
     // A request body shows its resolved schema, not a bare $ref.
     await page.locator('[id^="operations-"][id$="post_flight_v2_plan"] .opblock-summary').first().click();
@@ -55,6 +62,29 @@ describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () =>
     expect(browser.external).toEqual([]);
     expect(failed).toEqual([]);
     expect(errors).toEqual([]);
+  });
+
+  it("opens on getting started with Authorize above the fold; the pilot's schemes come first", async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const fold = 900;
+    const below = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+    const started = (await page.getByText("Getting started", { exact: true }).boundingBox())!;
+    expect(started.y + started.height).toBeLessThan(fold);
+    for (const step of ["X-API-Key", "/auth/v1/anonymous/token", "GET /elevation/v1/ele"])
+      expect(await page.locator(".information-container").innerText()).toContain(step);
+    const authorize = await below(".scheme-container button.authorize");
+    expect(authorize.y + authorize.height).toBeLessThan(fold);
+    // Nothing of the UDP tables in the first screen.
+    const tables = await page.locator(".swagger-ui table.markdown, .swagger-ui .markdown table").all();
+    for (const table of tables) expect((await table.boundingBox())?.y ?? fold).toBeGreaterThanOrEqual(fold);
+    await page.screenshot({ path: path.join(ARTIFACTS, "docs-first-screen.png") });
+
+    await page.locator(".scheme-container button.authorize").click();
+    const names = await page.locator(".dialog-ux .modal-ux .auth-container h4").allInnerTexts();
+    expect(names[0]).toMatch(/^ApiKey/);
+    expect(names[1]).toMatch(/^Bearer/);
+    expect(names.at(-1)).toMatch(/^InterussBearer/);
+    await page.locator(".dialog-ux .modal-ux button.close-modal").click();
   });
 
   it("tries an operation with the API key entered under Authorize", async () => {
@@ -78,6 +108,17 @@ describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () =>
     expect((await status.innerText()).trim()).toBe("200");
     expect(await live.innerText()).toContain('"status": "success"');
     await page.screenshot({ path: path.join(ARTIFACTS, "docs-try-it.png") });
+
+    // The getting-started call with its example as it stands: the ground it promises.
+    const elevation = page.locator('[id$="get_elevation_v1_ele"]').first();
+    await elevation.locator(".opblock-summary").click();
+    await elevation.getByRole("button", { name: "Try it out" }).click();
+    await elevation.getByRole("button", { name: "Execute" }).click();
+    const answer = elevation.locator(".live-responses-table tbody tr.response").first();
+    await answer.locator(".response-col_status").waitFor({ timeout: 60_000 });
+    expect((await answer.locator(".response-col_status").innerText()).trim()).toBe("200");
+    const body = JSON.parse(await answer.locator(".response-col_description pre").first().innerText());
+    expect(body).toEqual({ status: "success", data: [1074, 13] });
     expect(errors).toEqual([]);
   });
 });

@@ -252,6 +252,15 @@ async function creationPath(body: Record<string, unknown>, pilotToken?: string):
   return `${creation.pathname}${creation.search}`;
 }
 
+/** A link's address on a page, unescaped. */
+function linkHref(html: string, id: string): string {
+  const href = new RegExp(`<a id="${id}"[^>]* href="([^"]+)"`).exec(html)?.[1];
+  if (!href) throw new Error(`no link #${id} on the page`);
+  return href.replace(/&amp;/g, "&");
+}
+
+const returnLink = (html: string) => linkHref(html, "return-link");
+
 describe("GET /create_flight/v1/", () => {
   it("is public and shows the form for the link's account, in the pilot's unit", async () => {
     const path = await creationPath({
@@ -262,9 +271,8 @@ describe("GET /create_flight/v1/", () => {
     const res = await call(path, { headers: { "accept-language": "en-US,en;q=0.8" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    expect(res.headers.get("content-security-policy")).toContain(
-      "form-action 'self' https://partner.example",
-    );
+    // The form posts only here: the callback is a link on the result page, not a form's target.
+    expect(res.headers.get("content-security-policy")).toContain("form-action 'self';");
     expect(res.text).toContain("partner app");
     // No typed user id: without a sign-in the page says what the operator must set, and offers no creation.
     expect(res.text).not.toContain('name="user_id"');
@@ -379,7 +387,7 @@ describe("POST /create_flight/v1/", () => {
     expect(res.text).toMatch(/id="buffer"[^>]*value="-5"[^>]*aria-invalid="true"/);
   });
 
-  it("signs the pilot in, creates and submits the plan, and redirects to the callback", async () => {
+  it("signs the pilot in, creates and submits the plan, and shows the way back to the callback", async () => {
     const callback = "https://partner.example/cb?state=s1";
     const pilot = await tokenFor(account, "web-pilot");
     const path = await creationPath({ geometry: square, altitude: 60, callback_url: callback }, pilot.token);
@@ -395,15 +403,12 @@ describe("POST /create_flight/v1/", () => {
       action: "create",
     };
     for (const [name, value] of chosen) fields[name] = [fields[name] ?? [], value].flat();
-    // Not followed: the redirect leaves the service for the partner's callback.
-    const res = await SELF.fetch(`${BASE}${path}&units=metric`, {
-      method: "POST",
-      body: form(fields),
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      redirect: "manual",
-    });
-    expect(res.status, await res.text()).toBe(303);
-    const location = new URL(res.headers.get("location")!);
+    // The result page, whose "Return to …" link is the callback with the flight.
+    const res = await post(`${path}&units=metric`, fields);
+    expect(res.status, res.text.slice(0, 800)).toBe(200);
+    expect(res.text).toContain("<h1>Flight created</h1>");
+    expect(res.text).toContain("Requested by <strong>partner app</strong>");
+    const location = new URL(returnLink(res.text));
     expect(`${location.origin}${location.pathname}`).toBe("https://partner.example/cb");
     expect(location.searchParams.get("state")).toBe("s1");
     const flightId = location.searchParams.get("flight_id")!;
@@ -445,13 +450,53 @@ describe("POST /create_flight/v1/", () => {
     });
     expect(res.status).toBe(200);
     expect(res.text).toContain("<h1>Flight created</h1>");
+    expect(res.text).not.toContain('id="return-link"');
     const flightId = /id="flight-id">([^<]+)</.exec(res.text)![1]!;
     const flight = await call(`/flight/v2/${encodeURIComponent(flightId)}`, {
       apiKey: account.apiKey,
       token: pilot.token,
     });
     expect(flight.json.data.buffer).toBe(40);
+    // Its live page and briefing open with the ticket in their links, for this pilot's flight.
+    for (const [id, heading] of [
+      ["live-link", flightId],
+      ["briefing-link", "<h1>Flight briefing</h1>"],
+    ] as const) {
+      const href = linkHref(res.text, id);
+      expect(href).toContain(`/flight/v2/${encodeURIComponent(flightId)}/`);
+      expect(href).toContain("ticket=v1.");
+      const opened = await SELF.fetch(href);
+      const text = await opened.text();
+      expect(opened.status, text.slice(0, 400)).toBe(200);
+      expect(text).toContain(heading);
+    }
     expect(Date.parse(flight.json.data.end_time) - Date.parse(flight.json.data.start_time)).toBe(30 * 60_000);
+  });
+
+  it("ends the result page's links once the application's keys are all revoked", async () => {
+    const partner = await createAccount("revoked page partner");
+    const pilot = await tokenFor(partner, "revoked-page-pilot");
+    const built = await call("/deeplink/v1/create_flight", {
+      method: "POST",
+      apiKey: partner.apiKey,
+      token: pilot.token,
+      body: { geometry: { type: "Point", coordinates: [-84.3, 36.6] }, buffer: 40 },
+    });
+    const creation = new URL(new URL(built.json.data.link).searchParams.get("link")!);
+    const created = await post(`${creation.pathname}${creation.search}&units=metric`, {
+      altitude: "30",
+      buffer: "40",
+      start: "15",
+      duration: "30",
+      action: "create",
+    });
+    expect(created.status, created.text.slice(0, 400)).toBe(200);
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+      .bind(Date.now(), partner.keyId)
+      .run();
+    const live = await SELF.fetch(linkHref(created.text, "live-link"));
+    expect(live.status).toBe(401);
+    expect(await live.text()).toContain("revoked");
   });
 
   it("re-renders with the pilot's choices and no flight on Update airspace", async () => {

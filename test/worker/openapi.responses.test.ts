@@ -2,11 +2,13 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import rulesetsFile from "../../data/airspace/rulesets.json";
 import { windsock } from "../../worker/client";
 import type { Bindings } from "../../worker/env";
 import app from "../../worker/index";
 import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
 import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
+import { CONFLICT, FAILURE_EXAMPLES, FORBIDDEN, NOT_FOUND } from "../../worker/lib/openapiFailures";
 import { RID_SCOPES } from "../../worker/rid/constants";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import weatherFixture from "../fixtures/weather/onecall-3.0-phoenix.json";
@@ -42,6 +44,7 @@ const NOT_DOCUMENTED: Record<string, string> = {
 const NOT_JSON: Record<string, string> = {
   "GET /flight/v2/{flight_id}/telemetry/stream": "text/event-stream",
   "GET /flight/v2/{flight_id}/live": "text/html",
+  "GET /flight/v2/{flight_id}/briefing": "text/html",
 };
 
 /** Answer members that are free-form JSON by design (a schema accepting anything), with why. */
@@ -107,12 +110,16 @@ async function ok(operation: string, path: string, options: Call = {}) {
   return res.json;
 }
 
+/** Failures provoked for real, as `status operation`: a declared 409 must be among them. */
+const provoked = new Set<string>();
+
 /** A JSend failure: the given status, and the document's Fail schema for it. */
 async function fails(operation: string, path: string, status: number, options: Call = {}) {
   const res = await call(path, { method: operation.split(" ")[0], ...options });
   expect(res.status, `${operation}: ${res.text.slice(0, 300)}`).toBe(status);
   expect(res.json.status).toBe("fail");
   expectDocumented(operation, res);
+  provoked.add(`${status} ${operation}`);
 }
 
 /** The app's routes as OpenAPI operations: `GET /flight/v2/{flight_id}`. */
@@ -201,6 +208,105 @@ describe("the OpenAPI document", () => {
   });
 });
 
+/** Operations answering JSend failures (the standards' interfaces answer their own bodies). */
+function jsendOperations() {
+  const operations: [string, any][] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths))
+    for (const [method, op] of Object.entries<any>(item)) {
+      const refs = Object.values<any>(op.responses).map((r) => r.content?.["application/json"]?.schema?.$ref);
+      if (refs.includes("#/components/schemas/Fail"))
+        operations.push([`${method.toUpperCase()} ${path}`, op]);
+    }
+  return operations;
+}
+
+describe("the document's failures and examples, for a newcomer", () => {
+  it("declares on each operation only the failures it can answer, each with its reason", () => {
+    const documented = new Set(documentedOperations());
+    for (const table of [NOT_FOUND, CONFLICT, FORBIDDEN])
+      expect(Object.keys(table).filter((op) => !documented.has(op))).toEqual([]);
+    for (const [name, op] of jsendOperations()) {
+      const declared = Object.keys(op.responses);
+      const withKey = (op.security ?? []).some((s: object) => "ApiKey" in s);
+      const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
+      expect(declared.includes("404"), `${name} 404`).toBe(name in NOT_FOUND);
+      expect(declared.includes("409"), `${name} 409`).toBe(name in CONFLICT);
+      expect(declared.includes("401"), `${name} 401`).toBe(withKey);
+      expect(declared.includes("400"), `${name} 400`).toBe(takesInput);
+      // Never the old generic wording: each failure says what it is about.
+      for (const status of ["404", "409"])
+        if (op.responses[status])
+          expect(op.responses[status].description).not.toMatch(/^No such record$|^The record's state/);
+    }
+    // The issue's own case: elevation cannot conflict, and only the carpet finds no data.
+    const elevation = jsendOperations().filter(([name]) => name.includes("/elevation/"));
+    expect(elevation.length).toBeGreaterThan(0);
+    for (const [name, op] of elevation) {
+      expect(op.responses["409"], name).toBeUndefined();
+      expect(op.responses["404"] !== undefined, name).toBe(name.endsWith("/carpet"));
+    }
+    expect(doc.paths["/health"]!.get!.responses["401"]).toBeUndefined();
+  });
+
+  it("shows real failure bodies: the 400 is the service's own answer", async () => {
+    for (const [name, op] of jsendOperations())
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (!(status in FAILURE_EXAMPLES)) continue;
+        const example = response.content["application/json"].example;
+        expect(example, `${name} ${status}`).toEqual(FAILURE_EXAMPLES[status]);
+      }
+    const real = await call("/elevation/v1/ele?points=91,-84.2", { apiKey: account.apiKey });
+    expect(real.json).toEqual(FAILURE_EXAMPLES["400"]);
+    const anonymous = await call("/elevation/v1/ele?points=36.3,-84.2");
+    expect(anonymous.json).toEqual(FAILURE_EXAMPLES["401"]);
+  });
+
+  it("starts with getting started, lists the pilot's schemes first and keeps the UDP tables under Telemetry", () => {
+    const full = doc as any;
+    expect(Object.keys(full.components.securitySchemes).slice(0, 2)).toEqual(["ApiKey", "Bearer"]);
+    const description: string = full.info.description;
+    expect(description.startsWith("**Getting started**")).toBe(true);
+    for (const step of ["X-API-Key", "POST /auth/v1/anonymous/token", "GET /elevation/v1/ele"])
+      expect(description).toContain(step);
+    expect(description).not.toContain("| Offset |");
+    const telemetry = full.tags.find((t: { name: string }) => t.name === "Telemetry");
+    expect(telemetry.description).toContain("| Offset |");
+  });
+
+  it("gives examples from the embedded data: real rulesets, real ground", () => {
+    const known = new Set(rulesetsFile.rulesets.map((r: { id: string }) => r.id));
+    const named: string[] = [];
+    // Values of fields named for rulesets: in example objects, or a schema's own example.
+    const visit = (node: unknown) => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (!node || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (/ruleset/.test(key)) {
+          const example =
+            typeof value === "object" && value !== null && "example" in value ? value.example : value;
+          const values = [example].flat();
+          if (values.every((v) => typeof v === "string")) named.push(...values.flatMap((v) => v.split(",")));
+        }
+        visit(value);
+      }
+    };
+    // Every example of a field named for rulesets names rulesets of the embedded data.
+    for (const item of Object.values<any>(doc.paths))
+      for (const op of Object.values<any>(item))
+        for (const parameter of op.parameters ?? [])
+          if (/ruleset/.test(parameter.name) && parameter.schema?.example !== undefined)
+            named.push(...String(parameter.schema.example).split(","));
+    visit((doc as any).components.schemas);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((id) => !known.has(id))).toEqual([]);
+    // The elevation example sits on the embedded ground: Cross Mountain and Gothenburg.
+    const ele = doc.paths["/elevation/v1/ele"]!.get! as any;
+    expect(ele.parameters.find((p: { name: string }) => p.name === "points").schema.example).toBe(
+      "36.19833,-84.23056,57.7,11.9",
+    );
+  });
+});
+
 describe("answers of every operation validate against the document", () => {
   it("service, tokens and development routes", async () => {
     await ok("GET /health", "/health");
@@ -219,6 +325,14 @@ describe("answers of every operation validate against the document", () => {
   });
 
   it("pilots", async () => {
+    const unreachable = await newPilot("openapi-no-contact", account);
+    for (const channel of ["phone", "email"] as const)
+      await fails(
+        `POST /pilot/v2/{id}/${channel}/send_token`,
+        `/pilot/v2/${enc(unreachable.pilotId)}/${channel}/send_token`,
+        409,
+        as(unreachable),
+      );
     await ok("GET /pilot/v2/profile", "/pilot/v2/profile", as());
     await ok("GET /pilot/v2/{id}", pilot.path, as());
     await ok("PATCH /pilot/v2/{id}", pilot.path, {
@@ -317,7 +431,14 @@ describe("answers of every operation validate against the document", () => {
       as(),
     );
     await ok("GET /flight/v2/{flight_id}/plan", `/flight/v2/${enc(submitted.data.flight_id)}/plan`, as());
+    const briefingPage = await call(`/flight/v2/${enc(submitted.data.flight_id)}/briefing`, as());
+    expect(briefingPage.status).toBe(200);
+    expect(briefingPage.headers.get("content-type")).toContain(
+      NOT_JSON["GET /flight/v2/{flight_id}/briefing"],
+    );
+    checked.add("GET /flight/v2/{flight_id}/briefing");
     await fails("POST /flight/v2/plan/{plan_id}/submit", `${path}/submit`, 409, as());
+    await fails("PATCH /flight/v2/plan/{plan_id}", path, 409, { ...as(), body: { max_altitude_agl: 50 } });
     await fails("POST /flight/v2/plan", "/flight/v2/plan", 400, { ...as(), body: { geometry: 1 } });
 
     const other = await ok("POST /flight/v2/plan", "/flight/v2/plan", { ...as(), body: planBody() });
@@ -346,7 +467,11 @@ describe("answers of every operation validate against the document", () => {
     const id = enc(point.data.id);
     await ok("GET /flight/v2/{flight_id}", `/flight/v2/${id}?enhance=true`, as());
     await ok("GET /flight/v2", "/flight/v2?enhance=true", as());
+    // Active: it cannot be deleted before it ends.
+    await fails("DELETE /flight/v2/{flight_id}", `/flight/v2/${id}`, 409, as());
+    await fails("POST /flight/v2/{flight_id}/delete", `/flight/v2/${id}/delete`, 409, as());
     await ok("POST /flight/v2/{flight_id}/end", `/flight/v2/${id}/end`, as());
+    await fails("POST /flight/v2/{flight_id}/start-comm", `/flight/v2/${id}/start-comm`, 409, as());
     // Ending again answers the recorded end (CONTRACT §4).
     await ok("POST /flight/v2/{flight_id}/end", `/flight/v2/${id}/end`, as());
     await ok("DELETE /flight/v2/{flight_id}", `/flight/v2/${enc(path.data.id)}`, as());
@@ -763,5 +888,9 @@ describe("answers of every operation validate against the document", () => {
 
   it("covered every documented operation with a successful call", () => {
     expect(documentedOperations().filter((op) => !checked.has(op))).toEqual([]);
+  });
+
+  it("provoked for real every 409 the document declares", () => {
+    expect(Object.keys(CONFLICT).filter((op) => !provoked.has(`409 ${op}`))).toEqual([]);
   });
 });

@@ -6,7 +6,10 @@ import type { Target } from "./target";
  * `npm start`'s development key, through the one service that mints keys (worker/services/apiKeys.ts,
  * also behind keys:create and the tests' accounts).
  */
-export async function createKey(target: Target, options: { name: string }): Promise<CreatedKey> {
+export async function createKey(
+  target: Target,
+  options: { name: string; accountName?: string },
+): Promise<CreatedKey> {
   const created = await createApiKey(toolDb(target), options);
   if (!created) throw new Error("a new account is always created");
   return created;

@@ -56,16 +56,19 @@ export const timeInput = z
   })
   .openapi({ example: "2026-11-21T10:00:00Z" });
 
-/** A real area (beside Knoxville, TN), so "Try it out" and examples start from a body the API accepts. */
+/**
+ * A real area (the ridge above Jacksboro, TN, inside the embedded elevation), so "Try it out" and
+ * examples start from a body the API accepts, over ground it knows.
+ */
 export const EXAMPLE_POLYGON = {
   type: "Polygon" as const,
   coordinates: [
     [
-      [-83.92, 35.96],
-      [-83.91, 35.96],
-      [-83.91, 35.97],
-      [-83.92, 35.97],
-      [-83.92, 35.96],
+      [-84.121, 36.3],
+      [-84.117, 36.3],
+      [-84.117, 36.303],
+      [-84.121, 36.303],
+      [-84.121, 36.3],
     ],
   ],
 };

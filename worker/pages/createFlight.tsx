@@ -4,9 +4,11 @@ import { isSynthetic, SYNTHETIC_MARK, SYNTHETIC_MEANING } from "../domain/airspa
 import { type AltitudePreset, UNIT_LABEL, type Unit } from "../domain/deeplink/altitude";
 import type { Authorization } from "../domain/deeplink/callbacks";
 import type { MapView } from "../domain/deeplink/mapView";
+import { authorizationStep, VERDICT_TEXT, verdictOf } from "../domain/deeplink/nextSteps";
 import { pick1Groups, type RulesetChoice } from "../domain/deeplink/rulesets";
 import type { FieldError } from "../lib/jsend";
 import type { PageSignIn } from "../services/pageSignIn";
+import type { FlightPages } from "./createFlightFlow";
 import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
 
 /** The advisory fields the page shows (spec 2.5). */
@@ -59,7 +61,18 @@ export interface PageModel {
   signIn: PageSignIn;
 }
 
-const COLOR_MEANING: Record<string, string> = {
+/** The result page: the flight, its authorizations and where the pilot goes next. */
+export interface FlightCreatedModel {
+  appName: string;
+  flightId: string;
+  authorizations: Authorization[];
+  /** The live page and briefing, by ticket; absent when none could be issued. */
+  pages?: FlightPages;
+  /** The link's callback with the flight and its authorizations: back to the app. */
+  returnUrl?: string;
+}
+
+export const COLOR_MEANING: Record<string, string> = {
   green: "No known advisories",
   yellow: "Advisories: use caution",
   orange: "Flight regulated: authorization required",
@@ -95,9 +108,17 @@ ul.advisories{list-style:none;padding:0;margin:.5rem 0 0}ul.advisories li{paddin
 button{font:inherit;font-weight:600;padding:.75rem 1.25rem;border-radius:.375rem;border:2px solid #1d4ed8;cursor:pointer;min-height:2.75rem}
 button.primary{background:#1d4ed8;color:#fff}button.secondary{background:#fff;color:#1d4ed8}
 code{word-break:break-all}
+.verdict{font-weight:600;padding:.5rem .75rem;border-radius:.375rem;border-left:6px solid}
+.verdict.authorized,.verdict.not_required{border-color:#1a7f37;background:#eef8f0}
+.verdict.waiting{border-color:#8a6a00;background:#fdf8e6}.verdict.not_authorized{border-color:#b91c1c;background:#fdeeee}
+ul.authorizations{list-style:none;padding:0;margin:.5rem 0 0}
+ul.authorizations li{padding:.5rem 0;border-top:1px solid #e5e7eb}ul.authorizations span{display:block}
+ul.next li{margin:.35rem 0}
+a.button{display:inline-block;font-weight:600;padding:.6rem 1rem;border-radius:.375rem;background:#1d4ed8;color:#fff;text-decoration:none}
 `;
 
-function Document(props: { title: string; children: Child }) {
+/** The deep-link pages' frame (also the briefing page's): no scripts, one inline style sheet. */
+export function Document(props: { title: string; children: Child }) {
   return (
     <html lang="en">
       <head>
@@ -114,14 +135,13 @@ function Document(props: { title: string; children: Child }) {
   );
 }
 
-async function html(node: ReturnType<typeof Document>): Promise<string> {
+export async function html(node: ReturnType<typeof Document>): Promise<string> {
   return `<!doctype html>${await node.toString()}`;
 }
 
 export const renderCreateFlight = (model: PageModel) => html(<CreateFlightPage model={model} />);
 export const renderLinkProblem = (problems: FieldError[]) => html(<LinkProblemPage problems={problems} />);
-export const renderFlightCreated = (flightId: string, authorizations: Authorization[]) =>
-  html(<FlightCreatedPage flightId={flightId} authorizations={authorizations} />);
+export const renderFlightCreated = (model: FlightCreatedModel) => html(<FlightCreatedPage model={model} />);
 
 function errorFor(errors: FieldError[], name: string): FieldError | undefined {
   return errors.find((e) => e.name === name);
@@ -493,27 +513,76 @@ function LinkProblemPage(props: { problems: FieldError[] }) {
   );
 }
 
-/** Without a callback the flight's result is shown here. */
-function FlightCreatedPage(props: { flightId: string; authorizations: Authorization[] }) {
+/** The flight is created: what each authorization means, what to do, and where to go next. */
+function FlightCreatedPage(props: { model: FlightCreatedModel }) {
+  const m = props.model;
+  const verdict = verdictOf(m.authorizations);
+  const expires = m.pages ? new Date(m.pages.expiresAt) : undefined;
   return (
-    <Document title="Flight created">
+    <Document title={`Flight created · ${m.appName}`}>
       <h1>Flight created</h1>
       <p>
-        Flight id: <code id="flight-id">{props.flightId}</code>
+        Requested by <strong>{m.appName}</strong>. Flight id: <code id="flight-id">{m.flightId}</code>
       </p>
       <section aria-labelledby="authorizations-heading">
         <h2 id="authorizations-heading">Authorizations</h2>
-        {props.authorizations.length === 0 ? (
-          <p>No authorization is needed or was requested for this flight.</p>
-        ) : (
-          <ul>
-            {props.authorizations.map((a) => (
-              <li>
-                <strong>{a.authority.name}</strong>: {a.status.replace(/_/g, " ")}. {a.message}
-              </li>
-            ))}
+        <p id="verdict" class={`verdict ${verdict}`}>
+          {VERDICT_TEXT[verdict]}
+        </p>
+        {m.authorizations.length > 0 ? (
+          <ul class="authorizations">
+            {m.authorizations.map((a) => {
+              const step = authorizationStep(a, m.appName);
+              return (
+                <li class={`authorization ${a.status}`}>
+                  <strong class="status">{step.status}</strong>
+                  <span class="what">{a.description}</span>
+                  <span class="message">{a.message}</span>
+                  <span class="todo">
+                    <b>What to do:</b> {step.todo}
+                  </span>
+                </li>
+              );
+            })}
           </ul>
-        )}
+        ) : null}
+      </section>
+      <section aria-labelledby="next-heading">
+        <h2 id="next-heading">Next</h2>
+        <ul class="next">
+          {m.pages ? (
+            <>
+              <li>
+                <a id="live-link" href={m.pages.liveUrl}>
+                  Watch the flight live
+                </a>
+                : its area, track, height above ground and conformance events.
+              </li>
+              <li>
+                <a id="briefing-link" href={m.pages.briefingUrl}>
+                  Read the flight's briefing
+                </a>
+                : advisories, rules and authorizations as they stand now.
+              </li>
+            </>
+          ) : (
+            <li>The flight's live page and briefing open from {m.appName}.</li>
+          )}
+          {m.returnUrl ? (
+            <li>
+              <a id="return-link" class="button" href={m.returnUrl}>
+                Return to {m.appName}
+              </a>{" "}
+              with the flight and its authorizations.
+            </li>
+          ) : null}
+        </ul>
+        {expires ? (
+          <p class="hint">
+            These links open the pages until {expires.toISOString().slice(11, 16)} UTC (five minutes); later,
+            open the flight from {m.appName}.
+          </p>
+        ) : null}
       </section>
     </Document>
   );

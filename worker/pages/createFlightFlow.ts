@@ -288,9 +288,17 @@ function pageErrors(answer: { message: string; errors: FieldError[] }): FieldErr
   );
 }
 
+/** The flight's own pages, opened by one ticket (as POST /flight/v2/{id}/ticket issues it) until `expiresAt`. */
+export interface FlightPages {
+  liveUrl: string;
+  briefingUrl: string;
+  expiresAt: string;
+}
+
 /**
  * Creates and submits the plan through the API as the signed-in pilot (`token`, from the link's
- * grant), and reads back the flight's authorizations.
+ * grant), and reads back the flight's authorizations and a ticket to its live page and briefing
+ * (none when the ticket is refused: the flight stands all the same).
  */
 export async function createFlight(
   api: PageApi,
@@ -300,7 +308,8 @@ export async function createFlight(
   token: string,
   now = Date.now(),
 ): Promise<
-  { ok: true; flightId: string; authorizations: Authorization[] } | { ok: false; errors: FieldError[] }
+  | { ok: true; flightId: string; authorizations: Authorization[]; pages?: FlightPages }
+  | { ok: false; errors: FieldError[] }
 > {
   const { geometry } = link.request;
   const [longitude, latitude] = takeoffPoint(geometry);
@@ -332,5 +341,17 @@ export async function createFlight(
     token,
   );
   if (!flight.ok) return { ok: false, errors: pageErrors(flight) };
-  return { ok: true, flightId, authorizations: flight.data.authorizations ?? [] };
+  const ticket = await api.post<{ live_url: string; briefing_url: string; expires_at: string }>(
+    `/flight/v2/${encodeURIComponent(flightId)}/ticket`,
+    {},
+    token,
+  );
+  const pages = ticket.ok
+    ? {
+        liveUrl: ticket.data.live_url,
+        briefingUrl: ticket.data.briefing_url,
+        expiresAt: ticket.data.expires_at,
+      }
+    : undefined;
+  return { ok: true, flightId, authorizations: flight.data.authorizations ?? [], pages };
 }

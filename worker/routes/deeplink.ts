@@ -38,6 +38,7 @@ import {
   pageModel,
   readForm,
 } from "../pages/createFlightFlow";
+import { pageKeyId } from "../services/liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import {
   finishProviderSignIn,
@@ -211,7 +212,6 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
       c,
       await renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
       200,
-      link,
     );
   }
 
@@ -245,10 +245,16 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
           redeemed.token,
         );
         if (created.ok) {
+          // The pilot reads what happens next, then returns to the app through the callback.
           const callback = link.request.callbackUrl;
-          if (callback)
-            return c.redirect(callbackRedirect(callback, created.flightId, created.authorizations), 303);
-          return page(c, await renderFlightCreated(created.flightId, created.authorizations), 200, link);
+          const result = {
+            appName: link.account.name,
+            flightId: created.flightId,
+            authorizations: created.authorizations,
+            pages: created.pages,
+            returnUrl: callback && callbackRedirect(callback, created.flightId, created.authorizations),
+          };
+          return page(c, await renderFlightCreated(result), 200);
         }
         errors.push(...created.errors);
         // The grant is spent: the pilot corrects the form under a fresh one for the same pilot.
@@ -268,7 +274,7 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     signIn,
     await mapContextWithGround(c, area, form),
   );
-  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200, link);
+  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200);
 }
 
 function signInProblem(signIn: PageSignIn): string {
@@ -332,19 +338,17 @@ async function mapContextWithGround(
 /** The account as the API sees it when the page calls in its name (no key: the page has none). */
 function actingAccount(link: OpenedLink) {
   const { id, publicId, name, rateLimitPerMinute } = link.account;
-  return { id, publicId, name, rateLimitPerMinute, keyId: `page|${publicId}` };
+  return { id, publicId, name, rateLimitPerMinute, keyId: pageKeyId(publicId) };
 }
 
 /**
- * No scripts, no framing, no referrer; forms post only here, and the redirect after the post may
- * go only to the link's own (already allowed) callback origin.
+ * No scripts, no framing, no referrer; forms post only here (the way back to the app's callback is
+ * a link the pilot follows from the result page).
  */
-function page(c: Context<AppEnv>, html: string, status: 200 | 400, link?: OpenedLink) {
-  const callback = link?.request.callbackUrl;
-  const formTargets = ["'self'", ...(callback ? [new URL(callback).origin] : [])].join(" ");
+function page(c: Context<AppEnv>, html: string, status: 200 | 400) {
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'unsafe-inline'; img-src ${mapImageSources(mapBasemap(c.env))}; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'unsafe-inline'; img-src ${mapImageSources(mapBasemap(c.env))}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");

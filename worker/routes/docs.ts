@@ -1,29 +1,57 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { datagramLayoutMarkdown } from "../../proto/datagram";
 import type { AppEnv } from "../env";
+import { keepProducibleFailures } from "../lib/openapiFailures";
 // Swagger UI's prebuilt bundle and style sheet come from this host too (no CDN, works offline), as
 // static assets (wrangler.toml [assets], tools/lib/staticAssets.ts), not through the worker.
 import { DOCS_ASSETS } from "./docsAssets";
+
+/** Where a newcomer starts: the key, a pilot's token, a first call; the rest is in the operations. */
+const GETTING_STARTED = `**Getting started**
+
+1. **Key.** Every call carries the application's API key in \`X-API-Key\`. \`npm start\` prints one
+   (and writes it to \`.windsock/env\`); an operator mints more with \`npm run keys:create -- --name <label>\`.
+2. **Token.** Calls for a pilot also carry \`Authorization: Bearer <id_token>\`: \`POST /auth/v1/anonymous/token\`
+   with \`{"user_id": "pilot-1"}\` answers one (its \`sub\` is the pilot id).
+3. **First call.** Press **Authorize**, enter the key under *ApiKey* (and a token under *Bearer*), then
+   *Try it out* on \`GET /elevation/v1/ele\`: the ground on Cross Mountain, Tennessee, and in Gothenburg.
+
+Answers are [JSend](https://github.com/omniti-labs/jsend): \`{"status":"success","data":…}\` with 200, or
+\`{"status":"fail","data":{"code","message","errors":[{"name","message"}]}}\` with the HTTP status; each
+operation lists the failures it can answer. The UDP datagrams of live telemetry are laid out under **Telemetry**.`;
 
 const DOCUMENT = {
   openapi: "3.1.0",
   info: {
     title: "Windsock API",
     version: "1.0.0",
-    description: `Flight plans, flights, pilots, elevation, rules, airspace advisories and telemetry sessions.
-
-Every request carries the application's API key in \`X-API-Key\` (the **Authorize** button of this page
-sets it for *Try it out*). Calls on behalf of a pilot also carry \`Authorization: Bearer <id_token>\`
-from \`POST /auth/v1/anonymous/token\`; the token's \`sub\` is the pilot id.
-
-Every answer is [JSend](https://github.com/omniti-labs/jsend): \`{"status":"success","data":…}\` with
-200; client errors \`{"status":"fail","data":{"code","message","errors":[{"name","message"}]}}\` with
-the HTTP status in \`code\`; server errors \`{"status":"error","code","message"}\`. Request bodies are
-JSON (\`Content-Type: application/json\`).
-
-${datagramLayoutMarkdown}`,
+    description: GETTING_STARTED,
   },
+  // A newcomer's order; the byte tables of the UDP datagrams sit with the telemetry operations.
+  tags: [
+    { name: "Auth", description: "API keys, pilot tokens and the SDKs' sign-in routes" },
+    { name: "Elevation", description: "Ground height (EGM96) from the service's own tiles" },
+    { name: "Rules and advisories", description: "Rulesets, airspace advisories and status for an area" },
+    { name: "Flight plans", description: "Plan, brief and submit a flight" },
+    { name: "Flights" },
+    { name: "Telemetry", description: datagramLayoutMarkdown },
+    { name: "Live" },
+    { name: "Pilots" },
+    { name: "Aircraft" },
+    { name: "Airspace" },
+    { name: "Deep link" },
+    { name: "Service" },
+    {
+      name: "InterUSS",
+      description: "The standards' interfaces, for USS and test harnesses (InterussBearer)",
+    },
+    { name: "Remote ID" },
+    { name: "Development" },
+  ],
 };
+
+/** The pilot's schemes first in the Authorize dialog: the standards' bearer is for other USSs. */
+const SCHEME_ORDER = ["ApiKey", "Bearer"];
 
 type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
@@ -46,6 +74,12 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
   const document = () => {
     if (!doc) {
       const built = app.getOpenAPI31Document(DOCUMENT);
+      const schemes = built.components?.securitySchemes;
+      if (schemes && built.components) {
+        const names = [...SCHEME_ORDER, ...Object.keys(schemes).filter((n) => !SCHEME_ORDER.includes(n))];
+        built.components.securitySchemes = Object.fromEntries(names.map((n) => [n, schemes[n]!]));
+      }
+      keepProducibleFailures(built.paths as Record<string, Record<string, unknown>>);
       doc = { json: JSON.stringify(built), document: built };
     }
     return doc;
@@ -62,6 +96,7 @@ const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path 
 /**
  * Swagger UI over `/openapi.json`: resolved schemas, examples, and "Try it out" with the key entered
  * under Authorize (kept across reloads). A plain list of the operations stands in without scripts.
+ * The Telemetry tag's long description (the datagram tables) goes below its title, not beside it.
  */
 function docsPage(doc: Document): string {
   const operations: string[] = [];
@@ -92,7 +127,9 @@ function docsPage(doc: Document): string {
 <title>${escapeHtml(doc.info.title)}</title>
 <link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui.css">
-<style>body{margin:0}.swagger-ui .info{margin:24px 0}</style>
+<style>body{margin:0}.swagger-ui .info{margin:24px 0}
+.swagger-ui .opblock-tag[data-tag="Telemetry"]{flex-wrap:wrap}
+.swagger-ui .opblock-tag[data-tag="Telemetry"] small{order:3;flex-basis:100%;padding:0 10px}</style>
 </head><body>
 <div id="swagger-ui"><noscript><h1>${escapeHtml(doc.info.title)}</h1>
 <p>This reference needs JavaScript. The document itself: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>

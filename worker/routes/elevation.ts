@@ -33,11 +33,15 @@ const ele = createRoute({
   security,
   request: {
     query: z.object({
-      points: points("lat,lng pairs, comma-separated; at most 10,000 points", "57.7,11.9,36.6,-84.2"),
+      // Cross Mountain, Tennessee, and Gothenburg: both in the embedded elevation.
+      points: points("lat,lng pairs, comma-separated; at most 10,000 points", "36.19833,-84.23056,57.7,11.9"),
       interpolation: Interpolation,
     }),
   },
-  responses: responses(z.array(Elevation), "One elevation per point, in order"),
+  responses: responses(
+    z.array(Elevation).openapi({ example: [1074, 13] }),
+    "One elevation per point, in order",
+  ),
 });
 
 const elePost = createRoute({
@@ -51,15 +55,18 @@ const elePost = createRoute({
       z
         .object({
           points: pointsBody("at most 10,000 points", [
+            [36.19833, -84.23056],
             [57.7, 11.9],
-            [36.6, -84.2],
           ]),
           interpolation: Interpolation,
         })
         .openapi("ElevationPoints"),
     ),
   },
-  responses: responses(z.array(Elevation), "One elevation per point, in order"),
+  responses: responses(
+    z.array(Elevation).openapi({ example: [1074, 13] }),
+    "One elevation per point, in order",
+  ),
 });
 
 const Carpet = z

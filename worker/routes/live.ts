@@ -92,12 +92,19 @@ const ticketRoute = createRoute({
   method: "post",
   path: "/flight/v2/{flight_id}/ticket",
   tags: ["Live"],
-  summary: "A ticket (valid 5 minutes) that opens the flight's stream or live page from a browser",
+  summary:
+    "A ticket (valid 5 minutes) that opens the flight's stream, live page or briefing page from a browser",
   security: securityWithToken,
   middleware: [optionalToken] as const,
   request: { params: flightParams },
   responses: responses(
-    z.object({ ticket: z.string(), expires_at: z.string(), stream_url: z.string(), live_url: z.string() }),
+    z.object({
+      ticket: z.string(),
+      expires_at: z.string(),
+      stream_url: z.string(),
+      live_url: z.string(),
+      briefing_url: z.string().openapi({ description: "The flight's briefing as a page (HTML)" }),
+    }),
     "The ticket and the URLs that carry it",
   ),
 });
@@ -235,6 +242,7 @@ export const liveRoutes = createRouter()
       expires_at: isoTime(exp * 1000),
       stream_url: `${base}/flight/v2/${id}/telemetry/stream?ticket=${ticket}`,
       live_url: `${base}/flight/v2/${id}/live?ticket=${ticket}`,
+      briefing_url: `${base}/flight/v2/${id}/briefing?ticket=${ticket}`,
     });
   })
   .openapi(conformanceRoute, async (c) => {
@@ -375,10 +383,10 @@ async function ticketFor(c: Context<AppEnv>, flight: FlightRow): Promise<{ ticke
 type LiveBinding = { keyId: string; tokenExpiresAt: number | undefined };
 
 /**
- * The stream and the page sit outside the API-key middleware (index.ts): a browser presents a
+ * The stream and the pages sit outside the API-key middleware (index.ts): a browser presents a
  * ticket in the URL; any other client the API key (and the pilot's token) as everywhere.
  */
-async function watcher(
+export async function watcher(
   c: Context<AppEnv>,
   flightId: string,
 ): Promise<{ flight: FlightRow; ticket: string | undefined; binding: LiveBinding }> {

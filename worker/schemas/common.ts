@@ -7,11 +7,11 @@ const Position = z
   .array(z.number())
   .min(2)
   .max(3)
-  .openapi({ example: [-83.92, 35.96] });
+  .openapi({ example: [-84.121, 36.3] });
 
 export const PointGeometry = z
   .object({ type: z.literal("Point"), coordinates: Position })
-  .openapi("Point", { example: { type: "Point", coordinates: [-83.915, 35.965] } });
+  .openapi("Point", { example: { type: "Point", coordinates: [-84.119, 36.3015] } });
 
 export const LineStringGeometry = z
   .object({ type: z.literal("LineString"), coordinates: z.array(Position) })
@@ -19,19 +19,19 @@ export const LineStringGeometry = z
     example: {
       type: "LineString",
       coordinates: [
-        [-83.92, 35.96],
-        [-83.91, 35.97],
+        [-84.121, 36.3],
+        [-84.117, 36.303],
       ],
     },
   });
 
-const KNOXVILLE_SQUARE = [
+const JACKSBORO_RIDGE = [
   [
-    [-83.92, 35.96],
-    [-83.91, 35.96],
-    [-83.91, 35.97],
-    [-83.92, 35.97],
-    [-83.92, 35.96],
+    [-84.121, 36.3],
+    [-84.117, 36.3],
+    [-84.117, 36.303],
+    [-84.121, 36.303],
+    [-84.121, 36.3],
   ],
 ];
 
@@ -39,7 +39,7 @@ export const PolygonGeometry = z
   .object({ type: z.literal("Polygon"), coordinates: z.array(z.array(Position)) })
   .openapi("Polygon", {
     description: "GeoJSON Polygon: rings of [longitude, latitude], the first the outer boundary",
-    example: { type: "Polygon", coordinates: KNOXVILLE_SQUARE },
+    example: { type: "Polygon", coordinates: JACKSBORO_RIDGE },
   });
 
 export const MultiPolygonGeometry = z

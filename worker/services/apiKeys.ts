@@ -38,8 +38,10 @@ export interface CreatedKey {
 }
 
 export interface KeyRequest {
-  /** The key's label, and the new account's name when `accountId` is not given. */
+  /** The key's label, and the new account's name when `accountId` and `accountName` are not given. */
   name: string;
+  /** A new account's name: the application's, which pilots read on the deep-link page. */
+  accountName?: string;
   /** An existing account (its id or public id); absent: a new account is created. */
   accountId?: string;
   rateLimitPerMinute?: number | null;
@@ -56,7 +58,7 @@ export async function createApiKey(db: SqlDb, request: KeyRequest): Promise<Crea
   const account = existing ?? {
     id: newId("account"),
     publicId: `app_${randomBase62(12)}`,
-    name: request.name,
+    name: request.accountName ?? request.name,
   };
   const key = {
     id: keyId,

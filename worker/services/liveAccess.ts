@@ -1,7 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { apiKeys } from "../../schema";
+import { FIRST_PARTY_PUBLIC_ID } from "../domain/deeplink/firstParty";
 import type { Db } from "../env";
 import { TtlCache } from "../lib/ttlCache";
+import { findLinkAccount } from "../store/callbacks";
+import { findFirstPartyAccount } from "../store/firstPartyAccount";
 
 /**
  * Revocation and expiry reach live access (issue #25): tickets and open streams are bound to the
@@ -16,17 +19,36 @@ const KEY_STATE_CACHE_MS = 4_000;
 
 const keyStates = new TtlCache<boolean>(10_000);
 
+const PAGE_KEY = "page|";
+
+/**
+ * The deep-link page calls the API in its application's name without a key of its own: this id
+ * stands for it, and what it opened lives as long as the application does (its links likewise).
+ */
+export const pageKeyId = (publicId: string) => `${PAGE_KEY}${publicId}`;
+
 /** Whether the key (by id) is stored and not revoked; read from D1 at most every 4 s per isolate. */
 export async function keyStillLive(db: Db, keyId: string): Promise<boolean> {
   const cached = keyStates.get(keyId);
   if (cached !== undefined) return cached;
-  const row = await db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-    .get();
-  keyStates.set(keyId, row !== undefined, KEY_STATE_CACHE_MS);
-  return row !== undefined;
+  const live = keyId.startsWith(PAGE_KEY)
+    ? await applicationLive(db, keyId.slice(PAGE_KEY.length))
+    : (await db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+        .get()) !== undefined;
+  keyStates.set(keyId, live, KEY_STATE_CACHE_MS);
+  return live;
+}
+
+/** The service's own application always; a partner's while one of its keys is live. */
+async function applicationLive(db: Db, publicId: string): Promise<boolean> {
+  const account =
+    publicId === FIRST_PARTY_PUBLIC_ID
+      ? await findFirstPartyAccount(db)
+      : await findLinkAccount(db, publicId);
+  return account !== null;
 }
 
 /** The isolate that revokes a key stops its tickets and streams at their next check. */

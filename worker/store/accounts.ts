@@ -42,6 +42,11 @@ export async function findAccount(db: SqlDb, idOrPublicId: string) {
   return row ?? null;
 }
 
+/** Renames an account (its application's name, as pilots read it). */
+export async function renameAccount(db: SqlDb, accountId: string, name: string): Promise<void> {
+  await db.update(accounts).set({ name }).where(eq(accounts.id, accountId)).run();
+}
+
 /** Writes a key, and its account first when given, in one batch: never an account without its key. */
 export async function insertApiKey(db: SqlDb, key: NewApiKey, account?: NewAccount): Promise<void> {
   const insertKey = db.insert(apiKeys).values(key);

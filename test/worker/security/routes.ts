@@ -147,11 +147,13 @@ export const FLIGHT_ROUTES: ProtectedRoute[] = [
     guard: "ownPilot",
     overrides: PRIVATE_404,
   },
-  // Live flights: a private flight's conformance, tickets, page and HTTP ingest are its pilot's alone.
+  // Live flights: a private flight's conformance, tickets, pages and HTTP ingest are its pilot's alone
+  // (the briefing page needs a flight made from a plan).
   ...[
     "GET /flight/v2/{flight}/conformance",
     "POST /flight/v2/{flight}/ticket",
     "GET /flight/v2/{flight}/live",
+    "GET /flight/v2/{submitted}/briefing",
   ].map((line) => {
     const [method, path] = line.split(" ") as [string, string];
     return {
