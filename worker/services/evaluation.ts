@@ -10,9 +10,9 @@ import { maxLinearExtent } from "../domain/flightArea";
 import { takeoffDistance } from "../domain/flightSanity";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { Db } from "../env";
-import { forbidden, notFound, problemError } from "../lib/errors";
+import { ApiError, forbidden, notFound, problemError } from "../lib/errors";
 import { advisoryInputs } from "../store/airspace";
-import { type FlightPlanRow, findFlight, findPlan } from "../store/flights";
+import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
 import { findPilot } from "../store/pilots";
 import { allFlightFeatures } from "../store/rulesets";
 import { chosenRulesetIds, refuseUnknownRulesets } from "./airspace";
@@ -179,4 +179,11 @@ export async function planBriefing(db: Db, plan: FlightPlanRow, now: number) {
     advisories: evaluated.advisories,
     now,
   });
+}
+
+/** The briefing of the plan a flight was submitted from; 404 for a flight made without one. */
+export async function flightBriefing(db: Db, flight: FlightRow, now: number) {
+  const plan = flight.flightPlanId ? await findPlan(db, flight.accountId, flight.flightPlanId) : null;
+  if (!plan) throw new ApiError(404, "This flight was made without a plan, so it has no briefing");
+  return planBriefing(db, plan, now);
 }
