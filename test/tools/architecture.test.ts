@@ -42,10 +42,13 @@ function shapesAnswers(module: string, name: string): boolean {
   return names === "*" || (names?.includes(name) ?? false);
 }
 
-/** Handler files still waiting for their decisions to move into services/ (each named with its debt). */
+/**
+ * Handler files still waiting for their decisions to move into services/, each named with its debt
+ * (SHOW_DEBT=1 runs them too, to list what is left).
+ */
 const NOT_YET_MOVED = new Map<string, string>([
   ["worker/routes/deeplink.ts", "the create-flight page flow (answerPage) decides in the route"],
-  ["worker/routes/live.ts", "stream access and map assembly in the handlers (shared with hardening)"],
+  ["worker/routes/live.ts", "who may watch a flight (watcher: API key or ticket) decides in the route"],
 ]);
 
 const HTTP_METHODS = new Set(["openapi", "get", "post", "put", "patch", "delete", "all", "on"]);
@@ -163,7 +166,7 @@ function breaches(file: string): string[] {
 describe("the house rule: routes parse, call one service or store function, and answer", () => {
   for (const file of HANDLER_FILES) {
     const debt = NOT_YET_MOVED.get(file);
-    it.skipIf(debt !== undefined)(file, () => {
+    it.skipIf(debt !== undefined && !process.env.SHOW_DEBT)(file, () => {
       expect(breaches(file)).toEqual([]);
     });
   }
