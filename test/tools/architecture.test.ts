@@ -48,7 +48,6 @@ function shapesAnswers(module: string, name: string): boolean {
  */
 const NOT_YET_MOVED = new Map<string, string>([
   ["worker/routes/deeplink.ts", "the create-flight page flow (answerPage) decides in the route"],
-  ["worker/routes/live.ts", "who may watch a flight (watcher: API key or ticket) decides in the route"],
 ]);
 
 const HTTP_METHODS = new Set(["openapi", "get", "post", "put", "patch", "delete", "all", "on"]);

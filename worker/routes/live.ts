@@ -3,27 +3,30 @@ import type { Context } from "hono";
 import { createRouter } from "../app";
 import type { ConformanceEvent } from "../domain/conformance";
 import type { AppEnv } from "../env";
-import { ApiError, notFound, tooManyRequests, unauthorized } from "../lib/errors";
+import { tooManyRequests } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
-import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage } from "../pages/live";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
-import { keyStillLive } from "../services/liveAccess";
-import { livePageData, recordPostedStates, setFlightMonitoring } from "../services/liveFlights";
-import { mapBasemap, mapImageSources } from "../services/mapTerrain";
-import { type FlightRow, findFlight } from "../store/flights";
-import { telemetryOf } from "../telemetry/flightTelemetry";
+import { recordPostedStates, setFlightMonitoring } from "../services/liveFlights";
+import {
+  conformanceEvents,
+  type KeyCaller,
+  type LiveAccess,
+  livePage,
+  liveTicket,
+  openLiveStream,
+  watchedFlight,
+} from "../services/liveWatch";
 import {
   MAX_STREAMS_PER_ACCOUNT,
   MAX_STREAMS_PER_FLIGHT,
   MAX_STREAMS_PER_HOLDER,
   type StreamRefusal,
 } from "../telemetry/liveFeed";
-import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
 /**
  * Live flights: the Server-Sent Events stream of a flight's records and conformance events, its
@@ -187,18 +190,17 @@ const livePageRoute = createRoute({
 
 export const liveRoutes = createRouter()
   .openapi(streamRoute, async (c) => {
-    const { flight, ticket, binding } = await watcher(c, c.req.valid("param").flight_id);
+    const access = await accessOf(c);
     const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
     const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
-    // A ticket by its signature; API-key readers are capped per flight and account only.
-    const holder = ticket ? ticket.slice(ticket.lastIndexOf(".") + 1) : "";
-    // The Durable Object's own stream, untouched: a reader who leaves frees its place at once, and
-    // the object ends the stream when its key is revoked or its token expires (telemetry/liveFeed.ts).
-    const opened = await telemetryOf(c.env, flight.id).stream(after, {
-      accountId: flight.accountId,
-      holder,
-      ...binding,
-    });
+    const { opened, pilotId } = await openLiveStream(
+      c.env,
+      c.var.db,
+      c.req.valid("param").flight_id,
+      access,
+      after,
+    );
+    c.set("pilotId", pilotId);
     if ("refused" in opened) throw tooManyRequests(STREAM_REFUSALS[opened.refused], STREAM_RETRY_S);
     return new Response(opened.stream as ReadableStream<Uint8Array>, {
       headers: {
@@ -209,8 +211,12 @@ export const liveRoutes = createRouter()
     }) as never;
   })
   .openapi(ticketRoute, async (c) => {
-    const flight = await readableFlight(c, c.req.valid("param").flight_id);
-    const { ticket, exp } = await ticketFor(c, flight);
+    const { flight, ticket, exp } = await liveTicket(
+      c.env,
+      c.var.db,
+      keyCaller(c),
+      c.req.valid("param").flight_id,
+    );
     const base = new URL(c.req.url).origin;
     const id = encodeURIComponent(flight.id);
     return success(c, {
@@ -222,8 +228,8 @@ export const liveRoutes = createRouter()
     });
   })
   .openapi(conformanceRoute, async (c) => {
-    const flight = await readableFlight(c, c.req.valid("param").flight_id);
-    const results = (await telemetryOf(c.env, flight.id).conformance()) as ConformanceEvent[];
+    const flightId = c.req.valid("param").flight_id;
+    const results = (await conformanceEvents(c.env, c.var.db, keyCaller(c), flightId)) as ConformanceEvent[];
     return success(c, { results });
   })
   .openapi(ingestRoute, async (c) => {
@@ -240,26 +246,21 @@ export const liveRoutes = createRouter()
     return success(c, { enabled });
   })
   .openapi(livePageRoute, async (c) => {
-    const { flight, ticket } = await watcher(c, c.req.valid("param").flight_id);
-    // Opened with API headers: the page gets its own ticket, so the key never reaches a URL.
-    const pageTicket = ticket ?? (await ticketFor(c, flight)).ticket;
-    c.header(
-      "Content-Security-Policy",
-      `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
-    );
-    c.header("Referrer-Policy", "no-referrer");
-    c.header("Cache-Control", "no-store");
+    const access = await accessOf(c);
     const source = {
       bucket: c.env.ELEVATION,
       waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
     };
-    const { state, terrain, map } = await livePageData(
-      c.env,
-      c.var.db,
-      source,
-      flight,
-      liveFrame(flight.geometry),
+    const flightId = c.req.valid("param").flight_id;
+    const page = await livePage(c.env, c.var.db, source, flightId, access, liveFrame);
+    c.set("pilotId", page.pilotId);
+    const { flight, state, terrain, map } = page;
+    c.header(
+      "Content-Security-Policy",
+      `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     );
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Cache-Control", "no-store");
     return c.html(
       renderLivePage({
         flightId: flight.id,
@@ -268,7 +269,7 @@ export const liveRoutes = createRouter()
         startTime: isoTime(flight.startTime),
         endTime: isoTime(flight.endTime),
         state,
-        ticket: pageTicket,
+        ticket: page.ticket,
         terrain,
         map: liveMap(flight.geometry, map),
       }),
@@ -276,57 +277,32 @@ export const liveRoutes = createRouter()
     ) as never;
   });
 
-/** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */
-async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {
-  const flight = await findFlight(c.var.db, c.var.account.id, flightId);
-  if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
-  return flight;
+/** The caller the API-key middleware let in. */
+function keyCaller(c: Context<AppEnv>): KeyCaller {
+  const { account } = c.var;
+  return {
+    accountId: account.id,
+    keyId: account.keyId,
+    pilotId: c.var.pilotId,
+    tokenExpiresAt: c.var.tokenExpiresAt,
+  };
 }
-
-/** A ticket bound to the calling key and, when the pilot's own, to the token's expiry. */
-async function ticketFor(c: Context<AppEnv>, flight: FlightRow): Promise<{ ticket: string; exp: number }> {
-  const own = flight.pilotId === c.var.pilotId;
-  const tokenExpiresAt = own ? (c.var.tokenExpiresAt ?? null) : null;
-  const lifetimeEnd = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
-  const exp = tokenExpiresAt === null ? lifetimeEnd : Math.min(lifetimeEnd, tokenExpiresAt);
-  const ticket = await issueTicket(c.env.TELEMETRY_MASTER_KEY, {
-    flightId: flight.id,
-    accountId: flight.accountId,
-    pilotId: own ? flight.pilotId : null,
-    keyId: c.var.account.keyId,
-    tokenExpiresAt,
-    exp,
-  });
-  return { ticket, exp };
-}
-
-type LiveBinding = { keyId: string; tokenExpiresAt: number | undefined };
 
 /**
  * The stream and the pages sit outside the API-key middleware (index.ts): a browser presents a
  * ticket in the URL; any other client the API key (and the pilot's token) as everywhere.
  */
-export async function watcher(
-  c: Context<AppEnv>,
-  flightId: string,
-): Promise<{ flight: FlightRow; ticket: string | undefined; binding: LiveBinding }> {
-  const text = c.req.query("ticket");
-  if (text === undefined) {
-    await requireApiKey(c, async () => {});
-    await optionalToken(c, async () => {});
-    const binding = { keyId: c.var.account.keyId, tokenExpiresAt: c.var.tokenExpiresAt };
-    return { flight: await readableFlight(c, flightId), ticket: undefined, binding };
-  }
-  const verified = await verifyTicket(c.env.TELEMETRY_MASTER_KEY, text);
-  if (!verified.ok) throw unauthorized(`Invalid ticket: ${verified.reason}`);
-  const { ticket } = verified;
-  if (ticket.flightId !== flightId) throw new ApiError(403, "This ticket is for another flight");
-  if (!(await keyStillLive(c.var.db, ticket.keyId)))
-    throw unauthorized("Invalid ticket: the API key it was issued with is revoked");
-  c.set("pilotId", ticket.pilotId ?? undefined);
-  takeAccountPageRequest(c.env, ticket.accountId);
-  const flight = await findFlight(c.var.db, ticket.accountId, flightId);
-  if (!flight || (!flight.public && flight.pilotId !== ticket.pilotId)) throw notFound("Flight");
-  const binding = { keyId: ticket.keyId, tokenExpiresAt: ticket.tokenExpiresAt ?? undefined };
-  return { flight, ticket: text, binding };
+async function accessOf(c: Context<AppEnv>): Promise<LiveAccess> {
+  const ticket = c.req.query("ticket");
+  if (ticket !== undefined) return { ticket };
+  await requireApiKey(c, async () => {});
+  await optionalToken(c, async () => {});
+  return { caller: keyCaller(c) };
+}
+
+/** The flight a page may show, as the live page reads it: same ticket, same readers. */
+export async function watcher(c: Context<AppEnv>, flightId: string) {
+  const watched = await watchedFlight(c.env, c.var.db, flightId, await accessOf(c));
+  c.set("pilotId", watched.pilotId);
+  return watched;
 }
