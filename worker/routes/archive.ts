@@ -7,7 +7,7 @@ import { responses, securityWithToken, timeInput } from "../lib/openapi";
 import { parseTime } from "../lib/time";
 import { pilotsFlight } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
-import { flightPositionArchive } from "../services/telemetryArchive";
+import { flightPositionArchive } from "../services/flightArchive";
 
 const PositionQuery = z.object({
   flight_id: z.string().min(1).max(64),

@@ -1,7 +1,6 @@
 import { Downsampler, type PositionRow, positionRow } from "../domain/telemetryArchive";
-import type { Bindings } from "../env";
 import { ApiError } from "../lib/errors";
-import { type StoredRecord, type TelemetryQuery, telemetryOf } from "../telemetry/flightTelemetry";
+import type { StoredRecord, TelemetryQuery } from "../telemetry/flightTelemetry";
 
 /** One page of the flight's records, as its telemetry store reads them (ordered by timestamp, id). */
 export type RecordReader = (query: TelemetryQuery) => Promise<{ records: StoredRecord[]; more: boolean }>;
@@ -49,13 +48,4 @@ export async function archivedPositions(read: RecordReader, window: ArchiveWindo
 function tooMany(name: "rate" | "end", what: string): ApiError {
   const message = `${what}: use a coarser rate or a shorter start..end window`;
   return new ApiError(400, `Too much telemetry for one answer: ${message}`, [{ name, message }]);
-}
-
-/** The flight's archived positions, read from its Durable Object (archivedPositions). */
-export function flightPositionArchive(
-  env: Bindings,
-  flightId: string,
-  window: ArchiveWindow,
-): Promise<PositionRow[]> {
-  return archivedPositions((query) => telemetryOf(env, flightId).read(query), window);
 }
