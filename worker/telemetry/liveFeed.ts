@@ -222,6 +222,8 @@ export class LiveFeed {
       {
         start: (controller) => {
           watcher.controller = controller;
+          // Its key was found revoked while the account was asked: nothing to send.
+          if (watcher.ended) return controller.close();
           controller.enqueue(encoder.encode("retry: 2000\n\n"));
           if (after === null) this.watch(watcher, this.lastSequence());
         },
