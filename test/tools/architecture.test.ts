@@ -28,9 +28,8 @@ const ANSWER_SHAPERS = new Map<string, "*" | string[]>([
   ["domain/flightViews", "*"], // rows as the API's JSON
   ["domain/geojson", "*"], // GeoJSON types and unwrapping
   ["domain/problem", "*"], // problem values, mapped to JSend by lib/errors
-  ["domain/telemetryArchive", "*"], // the archive's query fields and their defaults
-  ["domain/systemStatus", "*"], // status levels, as /status answers them
-  ["domain/deeplink/outerLink", "*"], // the app-link answer's shape
+  ["domain/telemetryArchive", ["sampleInterval"]], // the archive's `rate` parsed
+  ["domain/deeplink/outerLink", "*"], // the outer link read, and the app-association answers
   ["domain/pilots", ["fullProfile", "publicProfile", "normalizePhone", "nestingDepth"]],
   ["domain/verification", ["parseVerificationCode"]],
   ["domain/elevation/carpet", ["carpetJson"]], // the carpet's rows written as JSON bytes
