@@ -19,6 +19,26 @@ const bboxColumns = {
   maxLng: real("max_lng").notNull(),
 };
 
+/** A record's vertical limits, time, place and source: alike in airspace_features and its staging table. */
+const limitsAndPlaceColumns = {
+  floorM: real("floor_m"),
+  ceilingM: real("ceiling_m"),
+  floorCode: text("floor_code"),
+  ceilingCode: text("ceiling_code"),
+  /** The floor and ceiling as heights above the ground there (null: unknown, the record is kept). */
+  floorAglM: real("floor_agl_m"),
+  ceilingAglM: real("ceiling_agl_m"),
+  /** Epoch ms; null is unbounded. Time-bound airspace (TFR, NOTAM) has one or both. */
+  effectiveStart: integer("effective_start"),
+  effectiveEnd: integer("effective_end"),
+  lastUpdated: integer("last_updated"),
+  city: text("city"),
+  state: text("state"),
+  country: text("country"),
+  /** `synthetic` for generated records; otherwise the source that supplied it. */
+  source: text("source").notNull(),
+};
+
 /**
  * Countries (`federal`), states, counties and cities with their boundaries. A parent holds whatever
  * its children hold, so lookups test the small children and climb `parent_id`.
@@ -108,22 +128,7 @@ export const airspaceFeatures = sqliteTable(
     /** For points: how near an area must come to be affected (an airport's 5 miles). */
     radiusM: real("radius_m").notNull(),
     properties: text("properties", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    floorM: real("floor_m"),
-    ceilingM: real("ceiling_m"),
-    floorCode: text("floor_code"),
-    ceilingCode: text("ceiling_code"),
-    /** The floor and ceiling as heights above the ground there (null: unknown, the record is kept). */
-    floorAglM: real("floor_agl_m"),
-    ceilingAglM: real("ceiling_agl_m"),
-    /** Epoch ms; null is unbounded. Time-bound airspace (TFR, NOTAM) has one or both. */
-    effectiveStart: integer("effective_start"),
-    effectiveEnd: integer("effective_end"),
-    lastUpdated: integer("last_updated"),
-    city: text("city"),
-    state: text("state"),
-    country: text("country"),
-    /** `synthetic` for generated records; otherwise the source that supplied it. */
-    source: text("source").notNull(),
+    ...limitsAndPlaceColumns,
     dataset: text("dataset").notNull(),
   },
   (t) => [index("airspace_features_dataset").on(t.dataset)],
@@ -208,19 +213,7 @@ export const airspaceFeedStagedFeatures = sqliteTable(
     longitude: real("longitude").notNull(),
     radiusM: real("radius_m").notNull(),
     properties: text("properties").notNull(),
-    floorM: real("floor_m"),
-    ceilingM: real("ceiling_m"),
-    floorCode: text("floor_code"),
-    ceilingCode: text("ceiling_code"),
-    floorAglM: real("floor_agl_m"),
-    ceilingAglM: real("ceiling_agl_m"),
-    effectiveStart: integer("effective_start"),
-    effectiveEnd: integer("effective_end"),
-    lastUpdated: integer("last_updated"),
-    city: text("city"),
-    state: text("state"),
-    country: text("country"),
-    source: text("source").notNull(),
+    ...limitsAndPlaceColumns,
   },
   (t) => [primaryKey({ columns: [t.feed, t.externalId] })],
 );

@@ -1,16 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { adviseArea } from "../domain/airspace/advisories";
-import { flightBand } from "../domain/airspace/heights";
-import { withDecodedProperties } from "../domain/airspace/records";
 import type { Db } from "../env";
-import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
 import { AdvisoryAnswer } from "../schemas/airspace";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
-import { advisoriesOver, areaAdvisoryInputs } from "../services/airspace";
-import { findPlan } from "../store/flights";
+import { advisoriesForPlan, advisoriesOver } from "../services/airspace";
 
 const window = {
   start: timeInput.optional().openapi({
@@ -88,7 +83,7 @@ const forPlan = createRoute({
   responses: responses(AdvisoryAnswer, "Color and advisories"),
 });
 
-async function advise(
+function advise(
   db: Db,
   input: { geometry: unknown; rulesets: unknown; start?: string; end?: string },
   withExtents: boolean,
@@ -96,37 +91,7 @@ async function advise(
   const area = areaFrom(input.geometry);
   const ids = rulesetIdsFrom(input.rulesets);
   const timeWindow = timeWindowFrom(input.start, input.end);
-  return decoded(await advisoriesOver(db, area, ids, timeWindow, withExtents));
-}
-
-/**
- * A plan of the calling account (another account's plan does not exist for it: 404). The C++ SDK
- * sends no pilot token here, so the account's API key is the credential.
- */
-async function adviseForPlan(
-  db: Db,
-  accountId: string,
-  planId: string,
-  query: { start?: string; end?: string },
-) {
-  const plan = await findPlan(db, accountId, planId);
-  if (!plan) throw notFound("Flight plan");
-  const timeWindow =
-    query.start === undefined && query.end === undefined
-      ? { start: plan.startTime, end: plan.endTime }
-      : timeWindowFrom(query.start, query.end);
-  const { rulesets, features, cells } = await areaAdvisoryInputs(db, plan.area, 0, plan.rulesets, {
-    ...timeWindow,
-    band: flightBand(plan),
-  });
-  return decoded(adviseArea({ area: plan.area, features, cells, rulesets, withExtents: false }));
-}
-
-/** Every advisory carries the `properties` members the SDK decoders read for its type. */
-function decoded<T extends { advisories: { type: string; properties: Record<string, unknown> }[] }>(
-  answer: T,
-): T {
-  return { ...answer, advisories: answer.advisories.map(withDecodedProperties) };
+  return advisoriesOver(db, area, ids, timeWindow, withExtents);
 }
 
 export const advisoryRoutes = createRouter()
@@ -136,7 +101,7 @@ export const advisoryRoutes = createRouter()
   .openapi(forPlan, async (c) =>
     success(
       c,
-      await adviseForPlan(
+      await advisoriesForPlan(
         c.var.db,
         c.var.account.id,
         c.req.valid("param").flight_plan_id,

@@ -1,20 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { createRouter } from "../app";
-import type { AppEnv } from "../env";
-import { badRequest, notFound } from "../lib/errors";
+import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { recordId, responses, security, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
+import { addAircraft, changeAircraft } from "../services/aircraft";
 import {
-  createAircraft,
   deleteAircraft,
   findModel,
   findPilotAircraft,
   listManufacturers,
   listModels,
   listPilotAircraft,
-  updateAircraft,
 } from "../store/aircraft";
 
 const Manufacturer = z
@@ -153,18 +150,6 @@ const aircraftDelete = createRoute({
   responses: responses(z.object({ id: z.string() }), "The removed aircraft's id"),
 });
 
-async function requireModel(c: Context<AppEnv>, id: string) {
-  const model = await findModel(c.var.db, id);
-  if (!model) throw badRequest("model_id", "no such model; see GET /aircraft/v2/model");
-  return model;
-}
-
-async function ownAircraft(c: Context<AppEnv>, pilotId: string, aircraftId: string) {
-  const found = await findPilotAircraft(c.var.db, pilotId, aircraftId);
-  if (!found) throw notFound("Aircraft");
-  return found;
-}
-
 export const aircraftRoutes = createRouter()
   .openapi(manufacturerList, async (c) =>
     success(c, await listManufacturers(c.var.db, c.req.valid("query").q)),
@@ -182,25 +167,20 @@ export const aircraftRoutes = createRouter()
   .openapi(aircraftCreate, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const model = await requireModel(c, body.model_id);
-    return success(c, await createAircraft(c.var.db, id, { nickname: body.nickname, model }, Date.now()));
+    const fields = { nickname: body.nickname, modelId: body.model_id };
+    return success(c, await addAircraft(c.var.db, id, fields, Date.now()));
   })
   .openapi(aircraftRead, async (c) => {
     const { id, aircraft_id } = c.req.valid("param");
-    return success(c, await ownAircraft(c, id, aircraft_id));
+    const found = await findPilotAircraft(c.var.db, id, aircraft_id);
+    if (!found) throw notFound("Aircraft");
+    return success(c, found);
   })
   .openapi(aircraftPatch, async (c) => {
     const { id, aircraft_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    if (body.model_id !== undefined) await requireModel(c, body.model_id);
-    if (body.nickname !== undefined || body.model_id !== undefined) {
-      const found = await updateAircraft(c.var.db, id, aircraft_id, {
-        nickname: body.nickname,
-        modelId: body.model_id,
-      });
-      if (!found) throw notFound("Aircraft");
-    }
-    return success(c, await ownAircraft(c, id, aircraft_id));
+    const fields = { nickname: body.nickname, modelId: body.model_id };
+    return success(c, await changeAircraft(c.var.db, id, aircraft_id, fields));
   })
   .openapi(aircraftDelete, async (c) => {
     const { id, aircraft_id } = c.req.valid("param");

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { searchBox } from "../domain/airspace/queryGeometry";
-import { airspaceRecord, searchRecords } from "../domain/airspace/records";
 import type { Db } from "../env";
-import { badRequest, notFound } from "../lib/errors";
+import { badRequest } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { jsonBody, responses, security, timeInput } from "../lib/openapi";
 import { AirspaceRecord } from "../schemas/airspace";
@@ -17,8 +15,7 @@ import {
   timeWindowFrom,
   typeList,
 } from "../schemas/queryFields";
-import { featuresAround } from "../store/airspace";
-import { featuresByIds } from "../store/airspaceRecords";
+import { airspaceRecordById, airspaceRecordsByIds, searchAirspace } from "../services/airspaceRecords";
 
 /** The Kotlin SDK's documented maximum, also the most one list request may name. */
 const MAX_RECORDS = 100;
@@ -47,7 +44,7 @@ const searchFields = (geometry: z.ZodType) =>
 type SearchInput = z.infer<ReturnType<typeof searchFields>>;
 
 const summary = "Airspace records that reach a geometry (their notice radius included), nearest first";
-const search = createRoute({
+const searchRoute = createRoute({
   method: "get",
   path: "/airspace/v2/search",
   tags: ["Airspace"],
@@ -101,14 +98,12 @@ const one = createRoute({
 // TFR ids hold a `/` (`faa-tfr:0/1234-1-FDC-F`), which the C++ SDK writes into the path unencoded.
 const oneWithSlash = createRoute({ ...one, path: "/airspace/v2/{id{.+}}", hide: true });
 
-async function searchAirspace(db: Db, input: SearchInput) {
+async function search(db: Db, input: SearchInput) {
   const buffer = input.buffer ?? 0;
   const query = queryGeometryFrom(input.geometry, ["Polygon", "LineString", "Point"]);
   const types = selectedTypes(input.types, input.ignored_types);
   const window = timeWindowFrom(input.datetime, undefined);
-  const features = await featuresAround(db, searchBox(query, buffer), window);
-  return searchRecords(features, {
-    area: query.area,
+  return searchAirspace(db, query, window, {
     buffer,
     types,
     offset: input.offset ?? 0,
@@ -124,25 +119,13 @@ function idsFrom(text: string): string[] {
   return ids;
 }
 
-async function oneRecord(db: Db, id: string) {
-  const [feature] = await featuresByIds(db, [id]);
-  if (!feature) throw notFound("Airspace");
-  return airspaceRecord(feature);
-}
-
 export const airspaceRoutes = createRouter()
-  .openapi(search, async (c) => success(c, await searchAirspace(c.var.db, c.req.valid("query"))))
-  .openapi(searchByBody, async (c) => success(c, await searchAirspace(c.var.db, c.req.valid("json"))))
-  .openapi(list, async (c) => {
-    const ids = idsFrom(c.req.valid("query").ids);
-    const byId = new Map((await featuresByIds(c.var.db, ids)).map((f) => [f.externalId, f]));
-    return success(
-      c,
-      ids.flatMap((id) => {
-        const feature = byId.get(id);
-        return feature ? [airspaceRecord(feature)] : [];
-      }),
-    );
-  })
-  .openapi(one, async (c) => success(c, await oneRecord(c.var.db, c.req.valid("param").id)))
-  .openapi(oneWithSlash, async (c) => success(c, await oneRecord(c.var.db, c.req.valid("param").id)));
+  .openapi(searchRoute, async (c) => success(c, await search(c.var.db, c.req.valid("query"))))
+  .openapi(searchByBody, async (c) => success(c, await search(c.var.db, c.req.valid("json"))))
+  .openapi(list, async (c) =>
+    success(c, await airspaceRecordsByIds(c.var.db, idsFrom(c.req.valid("query").ids))),
+  )
+  .openapi(one, async (c) => success(c, await airspaceRecordById(c.var.db, c.req.valid("param").id)))
+  .openapi(oneWithSlash, async (c) =>
+    success(c, await airspaceRecordById(c.var.db, c.req.valid("param").id)),
+  );

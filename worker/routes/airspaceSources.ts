@@ -3,8 +3,7 @@ import { createRouter } from "../app";
 import { LEVELS } from "../domain/systemStatus";
 import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
-import { airspaceSources } from "../services/airspaceSources";
-import { d1Runner } from "../store/airspaceFeeds";
+import { deployedAirspaceSources } from "../services/airspaceSources";
 
 const time = (description: string) =>
   z.string().nullable().openapi({ description, example: "2026-11-27T02:00:00.000Z" });
@@ -53,5 +52,5 @@ const sources = createRoute({
 });
 
 export const airspaceSourceRoutes = createRouter().openapi(sources, async (c) =>
-  success(c, await airspaceSources(d1Runner(c.env.DB), c.env, Date.now())),
+  success(c, await deployedAirspaceSources(c.env, Date.now())),
 );

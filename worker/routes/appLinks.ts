@@ -11,21 +11,15 @@ import type { AppEnv, Bindings } from "../env";
 import { ApiError, problemError } from "../lib/errors";
 import { errorBody } from "../lib/jsend";
 import { renderOpenLink } from "../pages/openLink";
+import { OUTER_LINK_PATH } from "../services/deeplinks";
 
 /**
  * The outer deep link (spec 4.7) served by the service itself, and the association files that let
  * the operator's apps open this host's links directly (iOS universal links, Android App Links).
  */
 
-/** Where the outer link is served: DEEPLINK_BASE_URL's default. */
-export const OUTER_LINK_PATH = "/deeplink/v1/open";
 /** The paths the apps claim: the creation link and the outer link. */
 const APP_PATHS = ["/create_flight/v1/*", OUTER_LINK_PATH];
-
-/** The outer link's address: the operator's, or this service's own. */
-export function outerLinkBase(env: Bindings, origin: string): string {
-  return env.DEEPLINK_BASE_URL || `${origin}${OUTER_LINK_PATH}`;
-}
 
 /** Origins a creation link and the fallbacks may point at: this service and the app-link base. */
 function linkOrigins(env: Bindings, origin: string): string[] {

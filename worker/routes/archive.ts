@@ -7,8 +7,7 @@ import { responses, securityWithToken, timeInput } from "../lib/openapi";
 import { parseTime } from "../lib/time";
 import { pilotsFlight } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
-import { archivedPositions } from "../services/telemetryArchive";
-import { telemetryOf } from "../telemetry/flightTelemetry";
+import { flightPositionArchive } from "../services/flightArchive";
 
 const PositionQuery = z.object({
   flight_id: z.string().min(1).max(64),
@@ -58,7 +57,7 @@ export const archiveRoutes = createRouter().openapi(positions, async (c) => {
   const start = q.start === undefined ? 0 : parseTime(q.start, now)!;
   const end = q.end === undefined ? Number.MAX_SAFE_INTEGER : parseTime(q.end, now)!;
   if (end < start) throw badRequest("end", "must not be before start");
-  const rows = await archivedPositions((query) => telemetryOf(c.env, flight.id).read(query), {
+  const rows = await flightPositionArchive(c.env, flight.id, {
     start,
     end,
     intervalMs: q.rate === undefined ? DEFAULT_SAMPLE_INTERVAL_MS : sampleInterval(q.rate)!,

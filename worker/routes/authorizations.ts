@@ -1,14 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { wireAuthorizations } from "../domain/airspace/evaluation";
-import type { Authorization as ServiceAuthorization } from "../domain/airspace/laanc";
-import { badRequest, forbidden, notFound } from "../lib/errors";
+import { badRequest } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, securityWithToken } from "../lib/openapi";
 import { requireToken } from "../middleware/token";
 import { PlanAuthorizations } from "../schemas/airspace";
-import { authorizationsForPlan } from "../services/airspace";
-import { plansWithAuthorizations } from "../store/rulesets";
+import { planAuthorizations } from "../services/airspace";
 
 /** The Swift and Kotlin SDKs' batch read of authorizations (sdk-routes.md, Flight plans). */
 
@@ -50,23 +47,6 @@ function planIdsFrom(input: string): string[] {
 
 export const authorizationRoutes = createRouter().openapi(batchAuthorizations, async (c) => {
   const ids = planIdsFrom(c.req.valid("query").flight_plan_ids);
-  const rows = await plansWithAuthorizations(c.var.db, c.var.account.id, ids);
-  const byId = new Map(rows.map((r) => [r.plan.id, r]));
-  // As for one plan: unknown (or another account's) is 404, another pilot's is 403.
-  const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0) throw notFound(`Flight plan ${missing.join(", ")}`);
-  if (rows.some((r) => r.plan.pilotId !== c.var.pilotId))
-    throw forbidden("A flight plan among flight_plan_ids belongs to another pilot");
-  const now = Date.now();
-  const answers = await Promise.all(
-    ids.map(async (id) => {
-      const { plan, flightAuthorizations } = byId.get(id)!;
-      const submitted = flightAuthorizations !== null;
-      const authorizations = submitted
-        ? (flightAuthorizations as ServiceAuthorization[])
-        : await authorizationsForPlan(c.var.db, plan, now);
-      return { flight_plan_id: plan.id, authorizations: wireAuthorizations(authorizations, submitted) };
-    }),
-  );
+  const answers = await planAuthorizations(c.var.db, c.var.account.id, c.var.pilotId, ids, Date.now());
   return success(c, answers);
 });

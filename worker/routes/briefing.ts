@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { briefing } from "../domain/airspace/briefing";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { ownPlan } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { Briefing } from "../schemas/flights";
-import { evaluatePlan } from "../services/evaluation";
+import { planBriefing } from "../services/evaluation";
 
 const getBriefing = createRoute({
   method: "get",
@@ -20,18 +19,6 @@ const getBriefing = createRoute({
   responses: responses(Briefing, "The briefing"),
 });
 
-export const briefingRoutes = createRouter().openapi(getBriefing, async (c) => {
-  const { plan } = c.var;
-  const now = Date.now();
-  const evaluated = await evaluatePlan(c.var.db, plan, now);
-  return success(
-    c,
-    briefing({
-      ...evaluated.input,
-      planId: plan.id,
-      color: evaluated.color,
-      advisories: evaluated.advisories,
-      now,
-    }),
-  );
-});
+export const briefingRoutes = createRouter().openapi(getBriefing, async (c) =>
+  success(c, await planBriefing(c.var.db, c.var.plan, Date.now())),
+);

@@ -1,11 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { briefing } from "../domain/airspace/briefing";
-import { ApiError } from "../lib/errors";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { renderBriefingPage } from "../pages/briefing";
-import { evaluatePlan } from "../services/evaluation";
-import { findPlan } from "../store/flights";
+import { flightBriefing } from "../services/evaluation";
 import { watcher } from "./live";
 
 const briefingPageRoute = createRoute({
@@ -35,25 +32,13 @@ const briefingPageRoute = createRoute({
 /** The briefing page reads the flight as the live page does: same ticket, same readers. */
 export const briefingPageRoutes = createRouter().openapi(briefingPageRoute, async (c) => {
   const { flight } = await watcher(c, c.req.valid("param").flight_id);
-  const plan = flight.flightPlanId ? await findPlan(c.var.db, flight.accountId, flight.flightPlanId) : null;
-  if (!plan) throw new ApiError(404, "This flight was made without a plan, so it has no briefing");
-  const now = Date.now();
-  const evaluated = await evaluatePlan(c.var.db, plan, now);
+  const briefing = await flightBriefing(c.var.db, flight, Date.now());
   c.header(
     "Content-Security-Policy",
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   );
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");
-  const page = await renderBriefingPage(
-    flight.id,
-    briefing({
-      ...evaluated.input,
-      planId: plan.id,
-      color: evaluated.color,
-      advisories: evaluated.advisories,
-      now,
-    }),
-  );
+  const page = await renderBriefingPage(flight.id, briefing);
   return c.html(page, 200) as never;
 });

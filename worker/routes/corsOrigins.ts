@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { MAX_CORS_ORIGINS, normalizeOrigins } from "../domain/corsOrigins";
-import { problemError } from "../lib/errors";
+import { MAX_CORS_ORIGINS } from "../domain/corsOrigins";
 import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
-import { accountOrigins, CORS_CACHE_MS, forgetCorsOrigins, parseAllowedOrigins } from "../middleware/cors";
-import { replaceCorsOrigins } from "../store/corsOrigins";
+import { accountOrigins, CORS_CACHE_MS, parseAllowedOrigins } from "../middleware/cors";
+import { replaceAccountOrigins } from "../services/corsOrigins";
 
 /**
  * The origins whose browser pages may call the API with this account's keys (CORS). Without any, the
@@ -75,9 +74,6 @@ export const corsOriginRoutes = createRouter()
     success(c, view(await accountOrigins(c, c.var.account.id), c.env.CORS_ALLOWED_ORIGINS)),
   )
   .openapi(putRoute, async (c) => {
-    const checked = normalizeOrigins(c.req.valid("json").origins);
-    if (!checked.ok) throw problemError(checked.problems);
-    await replaceCorsOrigins(c.var.db, c.var.account.id, checked.value);
-    forgetCorsOrigins(c.var.account.id);
-    return success(c, view(checked.value, c.env.CORS_ALLOWED_ORIGINS));
+    const origins = await replaceAccountOrigins(c.var.db, c.var.account.id, c.req.valid("json").origins);
+    return success(c, view(origins, c.env.CORS_ALLOWED_ORIGINS));
   });

@@ -1,25 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import {
-  callbackPrefixProblem,
-  callbackProblem,
-  callbackRedirect,
-  normalizePrefix,
-} from "../domain/deeplink/callbacks";
-import { registerHint } from "../domain/deeplink/firstParty";
-import {
-  checkLinkFields,
-  creationLink,
-  type DynamicLinkConfig,
-  dynamicLink,
-  linkLengthProblem,
-} from "../domain/deeplink/link";
+import { callbackRedirect } from "../domain/deeplink/callbacks";
 import { mapFrame } from "../domain/deeplink/mapView";
 import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
 import type { Polygon } from "../domain/geojson";
 import type { AppEnv, Bindings } from "../env";
-import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
@@ -40,6 +26,7 @@ import {
 } from "../pages/createFlightFlow";
 import { mapPageSources } from "../pages/map/vectorBasemap";
 import { basemapConfig } from "../services/basemap";
+import { flightCreationLink, registerCallbackPrefix } from "../services/deeplinks";
 import { pageKeyId } from "../services/liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import {
@@ -52,9 +39,7 @@ import {
   SIGNED_IN_PATH,
   startProviderSignIn,
 } from "../services/pageSignIn";
-import { addCallbackPrefix, listCallbackPrefixes } from "../store/callbacks";
-import { unknownRulesetIds } from "../store/rulesets";
-import { outerLinkBase } from "./appLinks";
+import { listCallbackPrefixes } from "../store/callbacks";
 
 const LinkRequest = z
   .object({
@@ -118,63 +103,22 @@ const addCallback = createRoute({
 
 const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
 
-/**
- * The operator's values, refused when unset: a link without them would not open the app. The
- * outer link is this service's own unless the operator names another; `ofl` may be empty.
- */
-function dynamicLinkConfig(env: Bindings, origin: string): DynamicLinkConfig {
-  const config = {
-    baseUrl: outerLinkBase(env, origin),
-    apn: env.DEEPLINK_APN,
-    isi: env.DEEPLINK_ISI,
-    ibi: env.DEEPLINK_IBI,
-    pt: env.DEEPLINK_PT,
-  };
-  const missing = Object.entries(config).filter(([, value]) => !value);
-  if (missing.length > 0)
-    throw new Error(`deep link not configured: set ${missing.map(([k]) => k).join(", ")}`);
-  return { ...config, ofl: env.DEEPLINK_OFL };
-}
-
 export const deeplinkRoutes = createRouter()
   .openapi(createFlightLink, async (c) => {
-    const check = checkLinkFields(c.req.valid("json"), "refuse");
-    if (!check.ok) throw problemError(check.problems);
-    const request = check.value;
-    const account = c.var.account;
-    if (request.callbackUrl !== undefined) {
-      const prefixes = (await listCallbackPrefixes(c.var.db, account.id)).map((p) => p.url);
-      const problem = callbackProblem(
-        request.callbackUrl,
-        prefixes,
-        isDevelopment(c.env),
-        registerHint(account.publicId),
-      );
-      if (problem) throw badRequest("callback_url", problem);
-    }
-    const unknown = await unknownRulesetIds(c.var.db, request.rulesetIds ?? []);
-    if (unknown.length > 0) throw badRequest("ruleset_ids", `unknown rulesets: ${unknown.join(", ")}`);
-    const appLinkBase = c.env.DEEPLINK_APP_LINK_BASE || new URL(c.req.url).origin;
-    // Called with the pilot's token: the link signs that pilot in, once, for a short while (a link
-    // refused below for its length leaves an unused grant that expires).
-    const signIn = c.var.pilotId ? await issueLinkGrant(c.var.db, account.id, c.var.pilotId) : undefined;
-    const creation = creationLink(appLinkBase, account.publicId, request, signIn?.grant);
-    const link = dynamicLink(dynamicLinkConfig(c.env, new URL(c.req.url).origin), creation, account.publicId);
-    const tooLong = linkLengthProblem(creation, "creation link") ?? linkLengthProblem(link, "link");
-    if (tooLong) throw problemError([tooLong]);
-    return success(c, signIn ? { link, sign_in_expires_at: isoTime(signIn.expiresAt) } : { link });
+    const origin = new URL(c.req.url).origin;
+    const fields = c.req.valid("json");
+    const made = await flightCreationLink(c.env, c.var.db, c.var.account, c.var.pilotId, fields, origin);
+    return success(
+      c,
+      made.signInExpiresAt === undefined
+        ? { link: made.link }
+        : { link: made.link, sign_in_expires_at: isoTime(made.signInExpiresAt) },
+    );
   })
   .openapi(listCallbacks, async (c) => success(c, await listCallbackPrefixes(c.var.db, c.var.account.id)))
   .openapi(addCallback, async (c) => {
     const { url } = c.req.valid("json");
-    const problem = callbackPrefixProblem(url, isDevelopment(c.env));
-    if (problem) throw badRequest("url", problem);
-    const normalized = normalizePrefix(url);
-    await addCallbackPrefix(c.var.db, c.var.account.id, normalized, Date.now());
-    const stored = (await listCallbackPrefixes(c.var.db, c.var.account.id)).find(
-      (p) => p.url === normalized,
-    )!;
-    return success(c, stored);
+    return success(c, await registerCallbackPrefix(c.env, c.var.db, c.var.account.id, url, Date.now()));
   });
 
 // Non-strict routing matches it with and without the trailing slash of the link.

@@ -1,20 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import { createRouter } from "../app";
-import { carpetBounds, carpetJson, carpetStats, sampleCarpet } from "../domain/elevation/carpet";
-import {
-  PointsError,
-  type PointsInput,
-  parsePath,
-  parseRectangle,
-  positionsFrom,
-} from "../domain/elevation/points";
-import { pathPositions, planCarpet, planPath, sampleElevations } from "../domain/elevation/sampling";
+import { carpetJson } from "../domain/elevation/carpet";
+import type { PointsInput } from "../domain/elevation/points";
 import type { AppEnv } from "../env";
-import { ApiError, badRequest } from "../lib/errors";
 import { toHex } from "../lib/hash";
 import { jsonBody, responses, security } from "../lib/openapi";
-import { chunkLoader, coverage } from "../store/elevationTiles";
+import { carpetOver, type ElevationSource, elevationsAt, pathProfile } from "../services/elevation";
 
 const points = (description: string, example: string) =>
   z.string().openapi({ description, example, param: { name: "points", in: "query" } });
@@ -158,29 +150,11 @@ const pathPost = createRoute({
   responses: responses(z.array(Segment), "One segment per pair of consecutive milestones"),
 });
 
-/** A PointsError anywhere in serving a request is the client's `points`: 400 naming it. */
-async function forPoints<T>(work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof PointsError) throw badRequest("points", err.message);
-    throw err;
-  }
-}
-
 /** JSON (UTF-8) known to spell a T. */
 type JsonBytes<T> = Uint8Array<ArrayBuffer> & { readonly __json?: T };
 
-function source(c: Context<AppEnv>) {
-  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
-  return { load: chunkLoader(c.env.ELEVATION), coverage: () => coverage(c.env.ELEVATION, waitUntil) };
-}
-
-/** GET and POST answer alike: the forms differ only in where `points` travels. */
-async function elevations(c: Context<AppEnv>, input: PointsInput, mode: "bilinear" | "nearest" = "bilinear") {
-  const { lats, lngs } = await forPoints(() => positionsFrom(input));
-  const { load, coverage } = source(c);
-  return forPoints(async () => sampleElevations(await coverage(), lats, lngs, mode, load));
+function source(c: Context<AppEnv>): ElevationSource {
+  return { bucket: c.env.ELEVATION, waitUntil: (p) => c.executionCtx.waitUntil(p) };
 }
 
 /**
@@ -189,15 +163,8 @@ async function elevations(c: Context<AppEnv>, input: PointsInput, mode: "bilinea
  * success(c, { bounds, stats, carpet }).
  */
 async function carpetOf(c: Context<AppEnv>, input: PointsInput): Promise<JsonBytes<z.infer<typeof Carpet>>> {
-  const { sw, ne } = await forPoints(() => parseRectangle(input));
-  const { load, coverage } = source(c);
-  const covered = await coverage();
-  const plan = planCarpet(covered, sw, ne);
-  if (!plan) throw noData();
-  const values = await forPoints(() => sampleCarpet(covered, plan, load));
-  const summary = carpetStats(values);
-  if (!summary) throw noData();
-  const head = JSON.stringify({ status: "success", data: { bounds: carpetBounds(plan), stats: summary } });
+  const { bounds, stats, values } = await carpetOver(source(c), input);
+  const head = JSON.stringify({ status: "success", data: { bounds, stats } });
   // head ends in "}}": the rows go in as the data object's last member.
   return carpetJson(values, `${head.slice(0, -2)},"carpet":`, "}}") as JsonBytes<z.infer<typeof Carpet>>;
 }
@@ -238,36 +205,16 @@ async function bodyEtag(body: Uint8Array<ArrayBuffer>): Promise<string> {
   return `"${toHex(digest ?? new Uint8Array())}"`;
 }
 
-async function profileOf(c: Context<AppEnv>, input: PointsInput) {
-  const milestones = await forPoints(() => parsePath(input));
-  const { load, coverage } = source(c);
-  const covered = await coverage();
-  const segments = await forPoints(() => planPath(covered, milestones));
-  const { lats, lngs } = pathPositions(segments);
-  const values = await forPoints(() => sampleElevations(covered, lats, lngs, "bilinear", load));
-  let at = 0;
-  return segments.map(({ from, to, step, samples }) => {
-    at += samples;
-    return { from, to, step, profile: values.slice(at - samples, at) };
-  });
-}
-
 export const elevationRoutes = createRouter()
   .openapi(ele, async (c) => {
     const query = c.req.valid("query");
-    return successOf(c, await elevations(c, query.points, query.interpolation));
+    return successOf(c, await elevationsAt(source(c), query.points, query.interpolation));
   })
   .openapi(elePost, async (c) => {
     const body = c.req.valid("json");
-    return successOf(c, await elevations(c, body.points, body.interpolation));
+    return successOf(c, await elevationsAt(source(c), body.points, body.interpolation));
   })
   .openapi(carpet, async (c) => successJson(c, await carpetOf(c, c.req.valid("query").points)))
   .openapi(carpetPost, async (c) => successJson(c, await carpetOf(c, c.req.valid("json").points)))
-  .openapi(path, async (c) => successOf(c, await profileOf(c, c.req.valid("query").points)))
-  .openapi(pathPost, async (c) => successOf(c, await profileOf(c, c.req.valid("json").points)));
-
-function noData(): ApiError {
-  return new ApiError(404, "No elevation data anywhere in this rectangle", [
-    { name: "points", message: "the rectangle lies outside every loaded elevation tile" },
-  ]);
-}
+  .openapi(path, async (c) => successOf(c, await pathProfile(source(c), c.req.valid("query").points)))
+  .openapi(pathPost, async (c) => successOf(c, await pathProfile(source(c), c.req.valid("json").points)));

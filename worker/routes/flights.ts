@@ -1,13 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import { geometryProblem } from "../domain/flightArea";
-import { flightState } from "../domain/flightState";
-import { flightJson, flightView, planView } from "../domain/flightViews";
-import { type Geometry, unwrapGeometry } from "../domain/geojson";
+import { flightView, planView } from "../domain/flightViews";
 import type { AppEnv, Bindings, Db } from "../env";
-import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { badRequest, conflict, notFound, problemError } from "../lib/errors";
+import { badRequest, conflict, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import {
   booleanFlag,
@@ -22,22 +18,11 @@ import { parseTime } from "../lib/time";
 import { ownFlight, pilotsFlight, readableFlight } from "../middleware/ownFlight";
 import { optionalToken, requireToken } from "../middleware/token";
 import { Flight, FlightPlan } from "../schemas/flights";
-import { createDirectFlight, type FlightGeometry, flightWindow } from "../services/flightCreation";
+import { createRequestedFlight, type FlightGeometry } from "../services/flightCreation";
+import { endFlightNow } from "../services/flightEnding";
+import { flightPage, readableFlightView } from "../services/flightListing";
 import { removeFlight } from "../services/flightRemoval";
-import { closeLiveIsa } from "../services/liveIsa";
-import {
-  endFlight,
-  enhancements,
-  type FlightCursor,
-  type FlightFilter,
-  type FlightRow,
-  findFlight,
-  findPlan,
-  type ListedFlight,
-  listFlights,
-  listIntersectingFlights,
-} from "../store/flights";
-import { closeSessions } from "../store/telemetrySessions";
+import { type FlightFilter, type FlightRow, findPlan } from "../store/flights";
 
 const DEFAULT_BUFFER_METERS = 100;
 
@@ -198,54 +183,10 @@ const getFlightPlan = createRoute({
   responses: responses(PlanView, "The flight plan"),
 });
 
-async function views(db: Db, rows: FlightRow[], enhance: boolean | undefined) {
-  if (!enhance) return rows.map(flightView);
-  const extra = await enhancements(db, rows);
-  return rows.map((row) => ({ ...flightView(row), ...extra.get(row.id) }));
-}
-
-/** A page of flights as JSON texts, each area passed on as stored where the list kept it unparsed. */
-async function pageJson(db: Db, rows: (FlightRow | ListedFlight)[], enhance: boolean | undefined) {
-  const extra = enhance ? await enhancements(db, rows) : undefined;
-  return rows.map((row) =>
-    flightJson(
-      row,
-      "geometryJson" in row ? row.geometryJson : JSON.stringify(row.geometry),
-      extra?.get(row.id),
-    ),
-  );
-}
-
-/** A flight list position: newest start first, then id. */
-function cursorOf(row: Pick<FlightRow, "startTime" | "id">): string {
-  return encodeCursor([row.startTime, row.id]);
-}
-
-function flightCursor(cursor: string): FlightCursor {
-  return decodeCursor(cursor, ([startTime, id]) =>
-    typeof startTime === "number" && typeof id === "string" ? { startTime, id } : undefined,
-  );
-}
-
-/** The list's `geometry` filter: a GeoJSON geometry (or `{geometry}` as the deep link carries it). */
-function parseFilterGeometry(text: string): Geometry {
-  let geometry: unknown;
-  try {
-    geometry = JSON.parse(text);
-  } catch {
-    throw badRequest("geometry", "not valid JSON");
-  }
-  const inner = unwrapGeometry(geometry);
-  // Any positive buffer: a Point or LineString filter is tested as it is, not buffered.
-  const problem = geometryProblem(inner, 1);
-  if (problem) throw problemError([problem]);
-  return inner as Geometry;
-}
-
 /** A flight by point, polygon or path: the one creation path, for the token's pilot. */
 async function createFlightFrom(c: Context<AppEnv>, input: CreateInput, geometry: FlightGeometry) {
   const now = Date.now();
-  const flight = await createDirectFlight(
+  const flight = await createRequestedFlight(
     c.var.db,
     {
       accountId: c.var.account.id,
@@ -255,7 +196,8 @@ async function createFlightFrom(c: Context<AppEnv>, input: CreateInput, geometry
       geometry,
       buffer: input.buffer ?? DEFAULT_BUFFER_METERS,
       maxAltitude: input.max_altitude ?? 0,
-      ...flightWindow(input.start_time, input.end_time, now),
+      start: input.start_time,
+      end: input.end_time,
       public: input.public ?? false,
       notify: input.notify ?? false,
       aircraftId: input.aircraft_id ?? null,
@@ -297,8 +239,7 @@ export const flightRoutes = createRouter()
     return createFlightFrom(c, input, geometryOfType(input, "LineString"));
   })
   .openapi(getFlight, async (c) => {
-    const [view] = await views(c.var.db, [c.var.flight], c.req.valid("query").enhance);
-    return success(c, view!);
+    return success(c, await readableFlightView(c.var.db, c.var.flight, c.req.valid("query").enhance));
   })
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
@@ -319,33 +260,21 @@ export const flightRoutes = createRouter()
       city: q.city,
     };
     const limit = q.limit ?? 100;
-    const cursor = q.cursor ? flightCursor(q.cursor) : undefined;
-    // A geometry filter is finished in code: exact intersection after the SQL bbox pre-filter.
-    const { rows, total } =
-      q.geometry === undefined
-        ? await listFlights(c.var.db, filter, limit + 1, cursor)
-        : await listIntersectingFlights(c.var.db, filter, parseFilterGeometry(q.geometry), limit + 1, cursor);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? cursorOf(page[page.length - 1]!) : null;
-    const results = (await pageJson(c.var.db, page, q.enhance)).join(",");
-    const paging = JSON.stringify({ limit, total, next });
+    const page = await flightPage(c.var.db, filter, {
+      limit,
+      cursor: q.cursor,
+      geometry: q.geometry,
+      enhance: q.enhance,
+    });
+    const results = page.results.join(",");
+    const paging = JSON.stringify({ limit, total: page.total, next: page.next });
     // The JSend body `success` would write, assembled around the stored areas (the Flight schema still types it).
     const body = `{"status":"success","data":{"results":[${results}],"paging":${paging}}}`;
     return c.body(body, 200, { "Content-Type": "application/json" }) as never;
   })
   .openapi(end, async (c) => {
-    const { flight } = c.var;
-    const now = Date.now();
-    // Ended already (the SDKs' flows end flights twice): its recorded end, unchanged.
-    if (flightState(flight, now) === "ended") return success(c, flightView(flight));
-    const ended = await endFlight(c.var.db, flight.id, now);
-    if (!ended) {
-      const again = await findFlight(c.var.db, c.var.account.id, flight.id);
-      if (!again) throw notFound("Flight");
-      return success(c, flightView(again));
-    }
-    await closeSessions(c.var.db, flight.id, now);
-    await closeLiveIsa(c.env, flight.id);
+    const ended = await endFlightNow(c.env, c.var.db, c.var.account.id, c.var.flight, Date.now());
+    if (!ended) throw notFound("Flight");
     // The C++ SDK reads `end_time`; the Kotlin SDK reads the whole flight.
     return success(c, flightView(ended));
   })

@@ -1,38 +1,34 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { recordTimeProblem, timeWindowText } from "../../proto/recordTime";
 import { createRouter } from "../app";
 import type { ConformanceEvent } from "../domain/conformance";
-import { sampleElevations } from "../domain/elevation/sampling";
-import { flightState } from "../domain/flightState";
-import { ellipsoidToEgm96 } from "../domain/geoid";
-import { bboxOf, type Polygon } from "../domain/geojson";
 import type { AppEnv } from "../env";
-import { ApiError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from "../lib/errors";
-import { newId } from "../lib/ids";
+import { tooManyRequests } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
 import { requireApiKey } from "../middleware/apiKey";
-import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
-import { liveFrame, liveMap, renderLivePage, type TerrainGrid } from "../pages/live";
+import { liveFrame, liveMap, renderLivePage } from "../pages/live";
 import { mapPageSources } from "../pages/map/vectorBasemap";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
 import { basemapConfig } from "../services/basemap";
-import { keyStillLive } from "../services/liveAccess";
-import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
-import { chunkLoader, coverage } from "../store/elevationTiles";
-import { type FlightRow, findFlight } from "../store/flights";
-import { type MapContext, mapContext } from "../store/mapContext";
-import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
+import { recordPostedStates, setFlightMonitoring } from "../services/liveFlights";
+import {
+  conformanceEvents,
+  type KeyCaller,
+  type LiveAccess,
+  livePage,
+  liveTicket,
+  openLiveStream,
+  watchedFlight,
+} from "../services/liveWatch";
 import {
   MAX_STREAMS_PER_ACCOUNT,
   MAX_STREAMS_PER_FLIGHT,
   MAX_STREAMS_PER_HOLDER,
   type StreamRefusal,
 } from "../telemetry/liveFeed";
-import { issueTicket, TICKET_LIFETIME_SECONDS, verifyTicket } from "../telemetry/tickets";
 
 /**
  * Live flights: the Server-Sent Events stream of a flight's records and conformance events, its
@@ -194,37 +190,19 @@ const livePageRoute = createRoute({
   },
 });
 
-/** ASTM accuracy_h codes as meters (the bound of each class); unknown as 0. */
-const HORIZONTAL_ACCURACY: Record<string, number> = {
-  HA10NMPlus: 18_520,
-  HA10NM: 18_520,
-  HA4NM: 7408,
-  HA2NM: 3704,
-  HA1NM: 1852,
-  HA05NM: 926,
-  HA03NM: 555.6,
-  HA01NM: 185.2,
-  HA005NM: 92.6,
-  HA30m: 30,
-  HA10m: 10,
-  HA3m: 3,
-  HA1m: 1,
-};
-
 export const liveRoutes = createRouter()
   .openapi(streamRoute, async (c) => {
-    const { flight, ticket, binding } = await watcher(c, c.req.valid("param").flight_id);
+    const access = await accessOf(c);
     const header = c.req.header("last-event-id") ?? c.req.valid("query").last_event_id;
     const after = header !== undefined && /^\d{1,15}$/.test(header.trim()) ? Number(header.trim()) : null;
-    // A ticket by its signature; API-key readers are capped per flight and account only.
-    const holder = ticket ? ticket.slice(ticket.lastIndexOf(".") + 1) : "";
-    // The Durable Object's own stream, untouched: a reader who leaves frees its place at once, and
-    // the object ends the stream when its key is revoked or its token expires (telemetry/liveFeed.ts).
-    const opened = await telemetryOf(c.env, flight.id).stream(after, {
-      accountId: flight.accountId,
-      holder,
-      ...binding,
-    });
+    const { opened, pilotId } = await openLiveStream(
+      c.env,
+      c.var.db,
+      c.req.valid("param").flight_id,
+      access,
+      after,
+    );
+    c.set("pilotId", pilotId);
     if ("refused" in opened) throw tooManyRequests(STREAM_REFUSALS[opened.refused], STREAM_RETRY_S);
     return new Response(opened.stream as ReadableStream<Uint8Array>, {
       headers: {
@@ -235,8 +213,12 @@ export const liveRoutes = createRouter()
     }) as never;
   })
   .openapi(ticketRoute, async (c) => {
-    const flight = await readableFlight(c, c.req.valid("param").flight_id);
-    const { ticket, exp } = await ticketFor(c, flight);
+    const { flight, ticket, exp } = await liveTicket(
+      c.env,
+      c.var.db,
+      keyCaller(c),
+      c.req.valid("param").flight_id,
+    );
     const base = new URL(c.req.url).origin;
     const id = encodeURIComponent(flight.id);
     return success(c, {
@@ -248,88 +230,37 @@ export const liveRoutes = createRouter()
     });
   })
   .openapi(conformanceRoute, async (c) => {
-    const flight = await readableFlight(c, c.req.valid("param").flight_id);
-    const results = (await telemetryOf(c.env, flight.id).conformance()) as ConformanceEvent[];
+    const flightId = c.req.valid("param").flight_id;
+    const results = (await conformanceEvents(c.env, c.var.db, keyCaller(c), flightId)) as ConformanceEvent[];
     return success(c, { results });
   })
   .openapi(ingestRoute, async (c) => {
+    const caller = { accountId: c.var.account.id, pilotId: c.var.pilotId };
     const flightId = c.req.valid("param").flight_id;
-    const flight = await findFlight(c.var.db, c.var.account.id, flightId);
-    if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
-    if (flight.pilotId !== c.var.pilotId) throw forbidden("Only the flight's pilot may send its telemetry");
-    const { states } = c.req.valid("json");
-    const now = Date.now();
-    // The flight is the session: states may be dated from its start (or now, if earlier) to its end
-    // (or now, if later; states ahead of their time are served once it has come). A state dated 1970
-    // or 9999 would raise conformance events (and webhooks) with that date.
-    const opened = Math.min(flight.startTime, now);
-    const until = Math.max(flight.endTime, now);
-    const absurd = states.findIndex(
-      (state) => recordTimeProblem(parseTime(state.timestamp.value)!, opened, until) !== undefined,
+    return success(
+      c,
+      await recordPostedStates(c.env, c.var.db, caller, flightId, c.req.valid("json").states),
     );
-    if (absurd >= 0)
-      throw badRequest(
-        `states.${absurd}.timestamp.value`,
-        `must lie ${timeWindowText("the flight's start", "its end or now, whichever is later")}`,
-      );
-    // One session id per post: its states are its serials, so a post is stored whole or (as a repeat) not at all.
-    const sessionId = newId("session");
-    const records: TelemetryRecord[] = [];
-    states.forEach((state, i) => {
-      const timestamp = parseTime(state.timestamp.value)!;
-      const { lat, lng, alt } = state.position;
-      const height = state.position.height;
-      records.push({
-        sessionId,
-        datagram: `state ${i}`,
-        serial: i,
-        index: 0,
-        type: "position",
-        timestamp,
-        receivedAt: now,
-        fields: {
-          latitude: lat,
-          longitude: lng,
-          altitude_agl: height && height.reference === "GroundLevel" ? height.distance : 0,
-          altitude_msl: Math.round(ellipsoidToEgm96(lat, lng, alt) * 100) / 100,
-          horizontal_accuracy: HORIZONTAL_ACCURACY[state.position.accuracy_h ?? ""] ?? 0,
-        },
-      });
-      if (state.track > 360 || state.speed >= 255) return;
-      const radians = (state.track * Math.PI) / 180;
-      records.push({
-        sessionId,
-        datagram: `state ${i}`,
-        serial: i,
-        index: 1,
-        type: "speed",
-        timestamp,
-        receivedAt: now,
-        fields: {
-          velocity_x: round3(state.speed * Math.cos(radians)),
-          velocity_y: round3(state.speed * Math.sin(radians)),
-          velocity_z: state.vertical_speed >= 63 ? 0 : -state.vertical_speed,
-        },
-      });
-    });
-    const result = await telemetryOf(c.env, flight.id).ingest(records);
-    return success(c, result);
   })
   .openapi(monitoringRoute, async (c) => {
-    const flight = await findFlight(c.var.db, c.var.account.id, c.req.valid("param").flight_id);
-    if (!flight) throw notFound("Flight");
     const { enabled } = c.req.valid("json");
-    await telemetryOf(c.env, flight.id).setMonitoring(enabled);
+    await setFlightMonitoring(c.env, c.var.db, c.var.account.id, c.req.valid("param").flight_id, enabled);
     return success(c, { enabled });
   })
   .openapi(livePageRoute, async (c) => {
-    const { flight, ticket } = await watcher(c, c.req.valid("param").flight_id);
-    // Opened with API headers: the page gets its own ticket, so the key never reaches a URL.
-    const pageTicket = ticket ?? (await ticketFor(c, flight)).ticket;
-    const map = await mapPageSources(basemapConfig(c.env) !== undefined, "inline");
+    const access = await accessOf(c);
+    const source = {
+      bucket: c.env.ELEVATION,
+      waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
+    };
+    const flightId = c.req.valid("param").flight_id;
+    const page = await livePage(c.env, c.var.db, source, flightId, access, liveFrame);
+    c.set("pilotId", page.pilotId);
+    const { flight, state, terrain, map } = page;
+    const sources = await mapPageSources(basemapConfig(c.env) !== undefined, "inline");
     c.header(
       "Content-Security-Policy",
-      `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${mapImageSources(mapBasemap(c.env))}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+      `default-src 'none'; script-src ${sources.script}; style-src ${sources.style}; connect-src ${sources.connect}; worker-src ${sources.worker}; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
@@ -340,111 +271,41 @@ export const liveRoutes = createRouter()
         ceiling: flight.maxAltitude > 0 ? flight.maxAltitude : null,
         startTime: isoTime(flight.startTime),
         endTime: isoTime(flight.endTime),
-        state: flightState(flight, Date.now()),
-        ticket: pageTicket,
-        terrain: await terrainGrid(c, flight.geometry),
-        map: liveMap(flight.geometry, await liveMapContext(c, flight)),
+        state,
+        ticket: page.ticket,
+        terrain,
+        map: liveMap(flight.geometry, map),
       }),
       200,
     ) as never;
   });
 
-/** The live map's context from the embedded data and its ground from the elevation tiles. */
-async function liveMapContext(c: Context<AppEnv>, flight: FlightRow): Promise<MapContext> {
-  const frame = liveFrame(flight.geometry);
-  const [context, terrain] = await Promise.all([
-    mapContext(c.var.db, frame.box, flight.startTime, flight.endTime),
-    mapTerrain(c.env.ELEVATION, frame, (p) => c.executionCtx.waitUntil(p)),
-  ]);
+/** The caller the API-key middleware let in. */
+function keyCaller(c: Context<AppEnv>): KeyCaller {
+  const { account } = c.var;
   return {
-    ...context,
-    terrain,
-    basemap: mapBasemap(c.env),
-    vectorBasemap: basemapConfig(c.env) !== undefined,
+    accountId: account.id,
+    keyId: account.keyId,
+    pilotId: c.var.pilotId,
+    tokenExpiresAt: c.var.tokenExpiresAt,
   };
 }
-
-/** A flight the caller may read: its pilot's, or a public one of the account; otherwise 404. */
-async function readableFlight(c: Context<AppEnv>, flightId: string): Promise<FlightRow> {
-  const flight = await findFlight(c.var.db, c.var.account.id, flightId);
-  if (!flight || (!flight.public && flight.pilotId !== c.var.pilotId)) throw notFound("Flight");
-  return flight;
-}
-
-/** A ticket bound to the calling key and, when the pilot's own, to the token's expiry. */
-async function ticketFor(c: Context<AppEnv>, flight: FlightRow): Promise<{ ticket: string; exp: number }> {
-  const own = flight.pilotId === c.var.pilotId;
-  const tokenExpiresAt = own ? (c.var.tokenExpiresAt ?? null) : null;
-  const lifetimeEnd = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
-  const exp = tokenExpiresAt === null ? lifetimeEnd : Math.min(lifetimeEnd, tokenExpiresAt);
-  const ticket = await issueTicket(c.env.TELEMETRY_MASTER_KEY, {
-    flightId: flight.id,
-    accountId: flight.accountId,
-    pilotId: own ? flight.pilotId : null,
-    keyId: c.var.account.keyId,
-    tokenExpiresAt,
-    exp,
-  });
-  return { ticket, exp };
-}
-
-type LiveBinding = { keyId: string; tokenExpiresAt: number | undefined };
 
 /**
  * The stream and the pages sit outside the API-key middleware (index.ts): a browser presents a
  * ticket in the URL; any other client the API key (and the pilot's token) as everywhere.
  */
-export async function watcher(
-  c: Context<AppEnv>,
-  flightId: string,
-): Promise<{ flight: FlightRow; ticket: string | undefined; binding: LiveBinding }> {
-  const text = c.req.query("ticket");
-  if (text === undefined) {
-    await requireApiKey(c, async () => {});
-    await optionalToken(c, async () => {});
-    const binding = { keyId: c.var.account.keyId, tokenExpiresAt: c.var.tokenExpiresAt };
-    return { flight: await readableFlight(c, flightId), ticket: undefined, binding };
-  }
-  const verified = await verifyTicket(c.env.TELEMETRY_MASTER_KEY, text);
-  if (!verified.ok) throw unauthorized(`Invalid ticket: ${verified.reason}`);
-  const { ticket } = verified;
-  if (ticket.flightId !== flightId) throw new ApiError(403, "This ticket is for another flight");
-  if (!(await keyStillLive(c.var.db, ticket.keyId)))
-    throw unauthorized("Invalid ticket: the API key it was issued with is revoked");
-  c.set("pilotId", ticket.pilotId ?? undefined);
-  takeAccountPageRequest(c.env, ticket.accountId);
-  const flight = await findFlight(c.var.db, ticket.accountId, flightId);
-  if (!flight || (!flight.public && flight.pilotId !== ticket.pilotId)) throw notFound("Flight");
-  const binding = { keyId: ticket.keyId, tokenExpiresAt: ticket.tokenExpiresAt ?? undefined };
-  return { flight, ticket: text, binding };
+async function accessOf(c: Context<AppEnv>): Promise<LiveAccess> {
+  const ticket = c.req.query("ticket");
+  if (ticket !== undefined) return { ticket };
+  await requireApiKey(c, async () => {});
+  await optionalToken(c, async () => {});
+  return { caller: keyCaller(c) };
 }
 
-/** Ground below the area and around it, for the page's terrain profile: a 48×48 grid from our tiles. */
-async function terrainGrid(c: Context<AppEnv>, area: Polygon): Promise<TerrainGrid | null> {
-  const box = bboxOf(area);
-  const padLat = Math.max((box.maxLat - box.minLat) * 0.5, 0.002);
-  const padLng = Math.max((box.maxLng - box.minLng) * 0.5, 0.002);
-  const grid = {
-    south: box.minLat - padLat,
-    north: box.maxLat + padLat,
-    west: box.minLng - padLng,
-    east: box.maxLng + padLng,
-    rows: 48,
-    cols: 48,
-  };
-  const lats: number[] = [];
-  const lngs: number[] = [];
-  for (let r = 0; r < grid.rows; r++) {
-    for (let col = 0; col < grid.cols; col++) {
-      lats.push(grid.south + ((grid.north - grid.south) * r) / (grid.rows - 1));
-      lngs.push(grid.west + ((grid.east - grid.west) * col) / (grid.cols - 1));
-    }
-  }
-  const cover = await coverage(c.env.ELEVATION, (p) => c.executionCtx.waitUntil(p));
-  const values = await sampleElevations(cover, lats, lngs, "bilinear", chunkLoader(c.env.ELEVATION));
-  return values.some((v) => v !== null) ? { ...grid, values } : null;
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
+/** The flight a page may show, as the live page reads it: same ticket, same readers. */
+export async function watcher(c: Context<AppEnv>, flightId: string) {
+  const watched = await watchedFlight(c.env, c.var.db, flightId, await accessOf(c));
+  c.set("pilotId", watched.pilotId);
+  return watched;
 }

@@ -2,7 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { VerificationChannel } from "../../schema";
 import { createRouter, validationError } from "../app";
-import { DeliveryFailed, deliveryProvider } from "../delivery";
 import {
   fullProfile,
   MAX_USER_METADATA_CHARS,
@@ -11,25 +10,16 @@ import {
   normalizePhone,
   publicProfile,
 } from "../domain/pilots";
-import {
-  CODE_LIFETIME_MS,
-  MAX_SENDS_PER_WINDOW,
-  newVerificationCode,
-  parseVerificationCode,
-  SEND_WINDOW_MS,
-  sendRetryAfterSeconds,
-  verificationCodeHash,
-} from "../domain/verification";
+import { parseVerificationCode } from "../domain/verification";
 import type { AppEnv } from "../env";
-import { badRequest, conflict, notFound, tooManyRequests } from "../lib/errors";
-import { timingSafeEqual } from "../lib/hash";
+import { badRequest, notFound } from "../lib/errors";
 import { errorBody, success } from "../lib/jsend";
 import { booleanFlag, jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
 import { optionalToken, requireToken } from "../middleware/token";
 import { Empty } from "../schemas/service";
+import { sendVerificationCode, verifyContact } from "../services/pilotVerification";
 import { findPilot, updatePilot } from "../store/pilots";
-import { consumeLatestCode, issueCode, markVerified, voidCode } from "../store/verification";
 
 const PilotParams = z.object({ id: recordId("id") });
 const ReadQuery = z.object({
@@ -222,46 +212,12 @@ async function loadPilot(c: Context<AppEnv>, pilotId: string, statistics = true)
   return found;
 }
 
-/** The phone number or email address codes go to; 409 when the pilot has none. */
-async function contactOf(c: Context<AppEnv>, pilotId: string, channel: VerificationChannel) {
-  const { pilot } = await loadPilot(c, pilotId, false);
-  const contact = pilot[channel];
-  if (!contact) throw conflict(`No ${channel} set: add one with PATCH /pilot/v2/{id} first`);
-  return contact;
-}
-
 async function sendCode(c: Context<AppEnv>, pilotId: string, channel: VerificationChannel) {
-  const destination = await contactOf(c, pilotId, channel);
-  const provider = deliveryProvider(c.env, c.var.db, channel);
-  if (!provider) return c.json(errorBody(503, `No ${channel} delivery is configured on this server`), 503);
-
-  const now = Date.now();
-  const code = newVerificationCode();
-  const outcome = await issueCode(
-    c.var.db,
-    {
-      pilotId,
-      channel,
-      destination,
-      codeHash: await verificationCodeHash(pilotId, channel, destination, code),
-      expiresAt: now + CODE_LIFETIME_MS,
-    },
-    { maxSends: MAX_SENDS_PER_WINDOW, windowMs: SEND_WINDOW_MS, now },
-  );
-  if ("limited" in outcome) {
-    throw tooManyRequests(
-      `At most ${MAX_SENDS_PER_WINDOW} codes an hour; try again later`,
-      sendRetryAfterSeconds(outcome.limited.oldestSendAt, now),
-    );
-  }
-  try {
-    await provider.deliver({ pilotId, channel, to: destination, code });
-  } catch (error) {
-    if (!(error instanceof DeliveryFailed)) throw error;
-    await voidCode(c.var.db, outcome.issued, Date.now());
-    console.error(JSON.stringify({ level: "warn", event: "delivery_failed", channel, error: error.message }));
+  const outcome = await sendVerificationCode(c.env, c.var.db, c.var.account.id, pilotId, channel);
+  if (outcome === "no_provider")
+    return c.json(errorBody(503, `No ${channel} delivery is configured on this server`), 503);
+  if (outcome === "not_delivered")
     return c.json(errorBody(502, `The ${channel} code could not be sent; try again later`), 502);
-  }
   return success(c, {});
 }
 
@@ -275,19 +231,7 @@ async function verifyCode(
   const body = Object.keys(submitted.json).length > 0 ? submitted.json : submitted.form;
   const parsed = VerifyRequest.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error.issues);
-
-  const destination = await contactOf(c, pilotId, channel);
-  const now = Date.now();
-  const sent = await consumeLatestCode(c.var.db, pilotId, channel, now);
-  const matches =
-    sent !== undefined &&
-    sent.expiresAt > now &&
-    sent.destination === destination &&
-    timingSafeEqual(
-      sent.codeHash,
-      await verificationCodeHash(pilotId, channel, destination, parsed.data.token),
-    );
-  const verified = matches && (await markVerified(c.var.db, pilotId, channel, destination));
+  const verified = await verifyContact(c.var.db, c.var.account.id, pilotId, channel, parsed.data.token);
   return success(c, { verified });
 }
 

@@ -1,17 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { evaluate } from "../domain/airspace/evaluation";
-import { featuresOf, rulesetView } from "../domain/airspace/rules";
-import { forbidden, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
 import { optionalToken } from "../middleware/token";
 import { Evaluation, Ruleset } from "../schemas/airspace";
 import { areaFrom, rulesetIdsFrom, timeWindowFrom } from "../schemas/queryFields";
-import { refuseUnknownRulesets, rulesetsFor } from "../services/airspace";
-import { evaluateArea, evaluatePlan } from "../services/evaluation";
-import { findPlan } from "../store/flights";
-import { allFlightFeatures, flightFeatureDefinitions, rulesetsByIds } from "../store/rulesets";
+import { areaEvaluation, planEvaluation } from "../services/evaluation";
+import { rulesetViewById, rulesetViewsByIds, rulesetViewsOver } from "../services/rulesets";
 
 /** Rules (spec 2.4) and rule evaluation, in the shapes the SDKs decode (sdk-routes.md, Rules). */
 
@@ -104,40 +99,16 @@ const evaluatePlanRoute = createRoute({
 });
 
 export const rulesRoutes = createRouter()
-  .openapi(rulesForArea, async (c) => {
-    const area = areaFrom(c.req.valid("json").geometry);
-    const rulesets = await rulesetsFor(c.var.db, area);
-    const definitions = await flightFeatureDefinitions(c.var.db, [
-      ...new Set(rulesets.flatMap((r) => r.rules.flatMap(featuresOf))),
-    ]);
-    return success(
-      c,
-      rulesets.map((r) => rulesetView(r, definitions)),
-    );
-  })
+  .openapi(rulesForArea, async (c) =>
+    success(c, await rulesetViewsOver(c.var.db, areaFrom(c.req.valid("json").geometry))),
+  )
   // Before `{ruleset_id}`: the literal `rule` is not a ruleset id.
-  .openapi(rulesByIds, async (c) => {
-    const ids = rulesetIdsFrom(c.req.valid("query").rulesets);
-    const [rulesets, definitions] = await Promise.all([
-      rulesetsByIds(c.var.db, ids),
-      allFlightFeatures(c.var.db),
-    ]);
-    refuseUnknownRulesets(ids, rulesets);
-    return success(
-      c,
-      rulesets.map((r) => rulesetView(r, definitions)),
-    );
-  })
-  .openapi(rulesetById, async (c) => {
-    const id = c.req.valid("param").ruleset_id;
-    const [rulesets, definitions] = await Promise.all([
-      rulesetsByIds(c.var.db, [id]),
-      allFlightFeatures(c.var.db),
-    ]);
-    const ruleset = rulesets[0];
-    if (!ruleset) throw notFound(`Ruleset ${id}`);
-    return success(c, rulesetView(ruleset, definitions));
-  })
+  .openapi(rulesByIds, async (c) =>
+    success(c, await rulesetViewsByIds(c.var.db, rulesetIdsFrom(c.req.valid("query").rulesets))),
+  )
+  .openapi(rulesetById, async (c) =>
+    success(c, await rulesetViewById(c.var.db, c.req.valid("param").ruleset_id)),
+  )
   .openapi(evaluateRoute, async (c) => {
     const body = c.req.valid("json");
     const area = areaFrom(body.geometry);
@@ -145,30 +116,16 @@ export const rulesRoutes = createRouter()
     const given = Object.fromEntries(
       Object.entries(body.flight_features ?? {}).filter(([, v]) => v !== null),
     );
-    const evaluated = await evaluateArea(c.var.db, {
+    const evaluation = await areaEvaluation(c.var.db, {
       area,
       rulesetIds: rulesetIdsFrom(body.rulesets),
       given,
       ...window,
       timed: body.start !== undefined,
     });
-    return success(c, {
-      color: evaluated.color,
-      airspace: { color: evaluated.color, advisories: evaluated.advisories },
-      ...evaluate(evaluated.input),
-    });
+    return success(c, evaluation);
   })
   .openapi(evaluatePlanRoute, async (c) => {
-    // The account's key suffices (the C++ SDK sends no token here); other accounts learn nothing (404).
-    const plan = await findPlan(c.var.db, c.var.account.id, c.req.valid("param").flight_plan_id);
-    if (!plan) throw notFound("Flight plan");
-    // A pilot's token narrows the account's reach to that pilot's own plans (CONTRACT §1: 403).
-    if (c.var.pilotId !== undefined && c.var.pilotId !== plan.pilotId)
-      throw forbidden("This flight plan belongs to another pilot");
-    const evaluated = await evaluatePlan(c.var.db, plan);
-    return success(c, {
-      color: evaluated.color,
-      airspace: { color: evaluated.color, advisories: evaluated.advisories },
-      ...evaluate(evaluated.input),
-    });
+    const planId = c.req.valid("param").flight_plan_id;
+    return success(c, await planEvaluation(c.var.db, c.var.account.id, c.var.pilotId, planId));
   });

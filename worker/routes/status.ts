@@ -1,14 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { pointStatus } from "../domain/airspace/advisories";
-import { areaStatus } from "../domain/airspace/areaStatus";
-import { representativePoint } from "../domain/airspace/geometry";
-import { withDecodedProperties } from "../domain/airspace/records";
-import type { Place } from "../domain/weather/forecast";
 import type { Bindings, Db } from "../env";
 import { success } from "../lib/jsend";
 import { jsonBody, responses, security, timeInput } from "../lib/openapi";
-import { Status, type WeatherUpdate } from "../schemas/airspace";
+import { Status } from "../schemas/airspace";
 import {
   bufferField,
   flag,
@@ -19,8 +14,7 @@ import {
   timeWindowFrom,
   typeList,
 } from "../schemas/queryFields";
-import { areaAdvisoryInputs, statusInputs } from "../services/airspace";
-import { weatherAt } from "../services/weather";
+import { type StatusRequest, statusAtPoint, statusOfArea } from "../services/airspaceStatus";
 
 const DEFAULT_BUFFER_M = 1_000;
 
@@ -95,78 +89,38 @@ const path = areaRoutes("LineString", "/status/v2/path");
 /** `datetime` is an instant; `start`/`end` a window; now when neither is given. */
 const windowOf = (input: StatusInput) => timeWindowFrom(input.start ?? input.datetime, input.end);
 
-async function statusAtPoint(db: Db, env: Bindings, input: z.infer<typeof PointQuery>) {
+/** The fields every status query shares: types, window, buffer and whether to add the weather. */
+function statusRequest(input: StatusInput): StatusRequest {
   const types = selectedTypes(input.types, input.ignored_types);
   const window = windowOf(input);
-  const buffer = input.buffer ?? DEFAULT_BUFFER_M;
-  const at: [number, number] = [input.longitude, input.latitude];
-  const { rulesets, features, cells } = await statusInputs(db, at, buffer, { types, ...window });
-  const status = pointStatus({
-    point: at,
-    buffer,
-    features,
-    cells,
-    rulesets,
-    includeCells: !types || types.includes("controlled_airspace"),
-  });
-  return withWeather(env, input, input, window.start, {
-    ...status,
-    advisories: status.advisories.map(withDecodedProperties),
-  });
+  return { types, window, buffer: input.buffer ?? DEFAULT_BUFFER_M, weather: input.weather };
 }
 
-async function statusOfArea(
+function pointAnswer(db: Db, env: Bindings, input: z.infer<typeof PointQuery>) {
+  return statusAtPoint(db, env, [input.longitude, input.latitude], statusRequest(input));
+}
+
+function areaAnswer(
   db: Db,
   env: Bindings,
   kind: "Polygon" | "LineString",
   input: z.infer<ReturnType<typeof geometryQuery>>,
 ) {
   const query = queryGeometryFrom(input.geometry, [kind]);
-  const types = selectedTypes(input.types, input.ignored_types);
-  const window = windowOf(input);
-  const buffer = input.buffer ?? DEFAULT_BUFFER_M;
-  const { rulesets, features, cells } = await areaAdvisoryInputs(db, query.area, buffer, [], window);
-  const status = areaStatus({
-    area: query.area,
-    buffer,
-    features: types ? features.filter((f) => types.includes(f.type)) : features,
-    cells,
-    rulesets,
-  });
-  const [lng, lat] = representativePoint(query.geometry);
-  const place = { latitude: input.latitude ?? lat, longitude: input.longitude ?? lng };
-  return withWeather(env, input, place, window.start, {
-    ...status,
-    advisories: status.advisories.map(withDecodedProperties),
-  });
-}
-
-/** Status never fails for weather: without it the answer says why in `weather_unavailable`. */
-async function withWeather<T extends object>(
-  env: Bindings,
-  input: StatusInput,
-  place: Place,
-  time: number,
-  status: T,
-): Promise<T & { weather?: z.infer<typeof WeatherUpdate>; weather_unavailable?: string }> {
-  if (!input.weather) return status;
-  const found = await weatherAt(env, place, time);
-  return "weather" in found
-    ? { ...status, weather: found.weather }
-    : { ...status, weather_unavailable: found.unavailable };
+  return statusOfArea(db, env, query, input, statusRequest(input));
 }
 
 export const statusRoutes = createRouter()
-  .openapi(point, async (c) => success(c, await statusAtPoint(c.var.db, c.env, c.req.valid("query"))))
+  .openapi(point, async (c) => success(c, await pointAnswer(c.var.db, c.env, c.req.valid("query"))))
   .openapi(polygon.get, async (c) =>
-    success(c, await statusOfArea(c.var.db, c.env, "Polygon", c.req.valid("query"))),
+    success(c, await areaAnswer(c.var.db, c.env, "Polygon", c.req.valid("query"))),
   )
   .openapi(polygon.post, async (c) =>
-    success(c, await statusOfArea(c.var.db, c.env, "Polygon", c.req.valid("json"))),
+    success(c, await areaAnswer(c.var.db, c.env, "Polygon", c.req.valid("json"))),
   )
   .openapi(path.get, async (c) =>
-    success(c, await statusOfArea(c.var.db, c.env, "LineString", c.req.valid("query"))),
+    success(c, await areaAnswer(c.var.db, c.env, "LineString", c.req.valid("query"))),
   )
   .openapi(path.post, async (c) =>
-    success(c, await statusOfArea(c.var.db, c.env, "LineString", c.req.valid("json"))),
+    success(c, await areaAnswer(c.var.db, c.env, "LineString", c.req.valid("json"))),
   );

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { type Component as ComponentData, LEVELS, overallLevel } from "../domain/systemStatus";
+import { type Component as ComponentData, LEVELS } from "../domain/systemStatus";
 import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
-import { systemComponents } from "../services/systemStatus";
+import { systemStatus } from "../services/systemStatus";
 
 const Level = z.enum(LEVELS);
 // Named, so the OpenAPI document can refer to the recursive schema instead of unrolling it forever.
@@ -36,6 +36,5 @@ const status = createRoute({
 });
 
 export const systemRoutes = createRouter().openapi(status, async (c) => {
-  const components = await systemComponents(c.var.db, c.env);
-  return success(c, { level: overallLevel(components), components });
+  return success(c, await systemStatus(c.var.db, c.env));
 });

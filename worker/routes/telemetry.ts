@@ -1,20 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  datagramIdentity,
-  IngestRequest,
-  IngestResult,
-  PackedIngestRequest,
-  RelaySession,
-} from "../../proto/ingest";
+import { IngestRequest, IngestResult, PackedIngestRequest, RelaySession } from "../../proto/ingest";
 import { PACKED_BATCH_TYPE, PackedBatchError, unpackBatch } from "../../proto/packedBatch";
-import { namedFields, RECORD_TYPES, recordKinds } from "../../proto/records";
-import { recordTimeProblem, type TimeProblem } from "../../proto/recordTime";
+import { RECORD_TYPES, recordKinds } from "../../proto/records";
 import { createRouter, validationError } from "../app";
-import { flightState } from "../domain/flightState";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { badRequest, conflict, notFound } from "../lib/errors";
+import { badRequest } from "../lib/errors";
 import { toBase64 } from "../lib/hash";
-import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
@@ -22,10 +13,13 @@ import { ownFlight, pilotsFlight } from "../middleware/ownFlight";
 import { requireRelayCredential } from "../middleware/relayCredential";
 import { requireToken } from "../middleware/token";
 import { TelemetryPage } from "../schemas/telemetry";
-import { closeLiveIsa } from "../services/liveIsa";
-import { closeSessions, findOpenSession, findSessions, openSession } from "../store/telemetrySessions";
-import { type TelemetryQuery, type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
-import { newSessionKey, sealKey, unsealKey } from "../telemetry/sessionKeys";
+import {
+  closeTelemetry,
+  ingestTelemetry,
+  openSessionKey,
+  openTelemetrySession,
+} from "../services/telemetrySessions";
+import { type TelemetryQuery, telemetryOf } from "../telemetry/flightTelemetry";
 
 const MAX_PAGE = 10_000;
 const DEFAULT_PAGE = 1000;
@@ -120,25 +114,11 @@ const ingest = createRoute({
 
 export const telemetryRoutes = createRouter()
   .openapi(startComm, async (c) => {
-    const now = Date.now();
-    const { flight } = c.var;
-    if (flightState(flight, now) === "ended")
-      throw conflict("This flight has ended; start-comm needs a flight that is not over");
-    const sessionId = newId("session");
-    const key = newSessionKey();
-    await openSession(c.var.db, {
-      id: sessionId,
-      flightId: flight.id,
-      sealedKey: await sealKey(c.env.TELEMETRY_MASTER_KEY, sessionId, key),
-      openedAt: now,
-      closedAt: null,
-    });
+    const key = await openTelemetrySession(c.env, c.var.db, c.var.flight, Date.now());
     return success(c, { key: toBase64(key) });
   })
   .openapi(endComm, async (c) => {
-    const { flight } = c.var;
-    await closeSessions(c.var.db, flight.id, Date.now());
-    await closeLiveIsa(c.env, flight.id);
+    await closeTelemetry(c.env, c.var.db, c.var.flight.id, Date.now());
     return success(c, null);
   })
   .openapi(readTelemetry, async (c) => {
@@ -174,9 +154,7 @@ export const telemetryRoutes = createRouter()
     });
   })
   .openapi(relaySession, async (c) => {
-    const session = await findOpenSession(c.var.db, c.req.valid("param").flight_id);
-    if (!session) throw notFound("Open telemetry session");
-    const key = await unsealKey(c.env.TELEMETRY_MASTER_KEY, session.id, session.sealedKey);
+    const { session, key } = await openSessionKey(c.env, c.var.db, c.req.valid("param").flight_id);
     return success(c, { session_id: session.id, key: toBase64(key), opened_at: session.openedAt });
   })
   .openapi(ingest, async (c) => {
@@ -187,57 +165,7 @@ export const telemetryRoutes = createRouter()
         ? json.sessions
         : undefined;
     if (!posted) throw badRequest("body", "post {sessions: […]} as JSON, or a packed batch");
-    const known = await findSessions(c.var.db, [...new Set(posted.map((p) => p.session_id))]);
-    const now = Date.now();
-    const byFlight = new Map<string, TelemetryRecord[]>();
-    const refused: IngestResult["refused"] = [];
-    for (const { flight_id, session_id, records, datagrams } of posted) {
-      const session = known.get(session_id);
-      if (!session || session.flightId !== flight_id) {
-        refused.push({ session_id, reason: "unknown_session", records: records.length });
-        continue;
-      }
-      const list = byFlight.get(flight_id) ?? [];
-      byFlight.set(flight_id, list);
-      let late = 0;
-      const implausible: Record<TimeProblem, number> = { before_session: 0, in_future: 0 };
-      // An indexed loop reading the rows in place: destructuring each into a fresh values array cost
-      // a third of this loop's time per record.
-      for (let i = 0; i < records.length; i++) {
-        const row = records[i]!;
-        const serial = row[0];
-        const index = row[1];
-        const type = row[2];
-        const timestamp = row[3];
-        const receivedAt = row[4];
-        // Received after its session closed: refused, as the relay's key cache may lag end-comm.
-        if (session.closedAt !== null && receivedAt > session.closedAt) {
-          late++;
-          continue;
-        }
-        const problem = recordTimeProblem(timestamp, session.openedAt, now);
-        if (problem) {
-          implausible[problem]++;
-          continue;
-        }
-        const fields = namedFields(recordKinds.byName.get(type)!, row, 5);
-        const datagram = datagramIdentity(datagrams, i, serial);
-        list.push({ sessionId: session_id, datagram, serial, index, type, timestamp, receivedAt, fields });
-      }
-      if (late > 0) refused.push({ session_id, reason: "session_closed", records: late });
-      for (const [reason, count] of Object.entries(implausible))
-        if (count > 0) refused.push({ session_id, reason, records: count });
-    }
-    const results = await Promise.all(
-      [...byFlight]
-        .filter(([, list]) => list.length > 0)
-        .map(([flightId, list]) => telemetryOf(c.env, flightId).ingest(list)),
-    );
-    return success(c, {
-      stored: results.reduce((sum, r) => sum + r.stored, 0),
-      duplicates: results.reduce((sum, r) => sum + r.duplicates, 0),
-      refused,
-    });
+    return success(c, await ingestTelemetry(c.env, c.var.db, posted));
   });
 
 /** A packed batch's sessions, held to the same rules as a JSON post's (PackedIngestRequest). */

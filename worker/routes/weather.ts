@@ -1,13 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { WeatherUnavailable } from "../domain/weather/forecast";
-import { weatherProviderFrom } from "../domain/weather/provider";
 import { badRequest } from "../lib/errors";
 import { errorBody, success } from "../lib/jsend";
 import { responses, security, timeInput } from "../lib/openapi";
 import { Weather } from "../schemas/airspace";
 import { timeWindowFrom } from "../schemas/queryFields";
-import { providerFetch } from "../services/weather";
+import { forecastFor } from "../services/weather";
 
 const weather = createRoute({
   method: "get",
@@ -36,15 +34,10 @@ const weather = createRoute({
 export const weatherRoutes = createRouter().openapi(weather, async (c) => {
   const query = c.req.valid("query");
   const window = timeWindowFrom(query.start, query.end);
-  const setup = weatherProviderFrom(c.env, providerFetch);
-  if ("unavailable" in setup) return c.json(errorBody(503, setup.unavailable), 503);
-  let forecast: Awaited<ReturnType<typeof setup.provider.forecast>>;
-  try {
-    forecast = await setup.provider.forecast(query, window);
-  } catch (error) {
-    if (error instanceof WeatherUnavailable) return c.json(errorBody(502, error.message), 502);
-    throw error;
-  }
+  const answer = await forecastFor(c.env, query, window);
+  if ("unconfigured" in answer) return c.json(errorBody(503, answer.unconfigured), 503);
+  if ("unavailable" in answer) return c.json(errorBody(502, answer.unavailable), 502);
+  const { forecast } = answer;
   if (forecast.weather.length === 0)
     throw badRequest("start", "no forecast covers this window: forecasts reach from now to 8 days ahead");
   return success(c, { ...forecast, dew_point: forecast.weather[0]!.dew_point });

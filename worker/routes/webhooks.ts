@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { loopbackAllowed, outboundUrlProblem } from "../domain/outboundUrl";
-import { newSecret, secretProblem } from "../domain/webhooks";
-import { badRequest, notFound } from "../lib/errors";
+import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
 import { isoTime } from "../lib/time";
-import { deleteWebhook, findWebhook, putWebhook, type Webhook } from "../store/webhooks";
+import { registerWebhook } from "../services/webhooks";
+import { deleteWebhook, findWebhook, type Webhook } from "../store/webhooks";
 
 /**
  * The account's conformance webhook: every conformance event of the account's flights is POSTed to
@@ -81,15 +80,7 @@ const view = (w: Webhook) => ({
 export const webhookRoutes = createRouter()
   .openapi(putRoute, async (c) => {
     const { url, secret } = c.req.valid("json");
-    const urlProblem = outboundUrlProblem(url, {
-      allowLoopback: loopbackAllowed(c.env.ENVIRONMENT, c.env.OUTBOUND_ALLOW_LOOPBACK),
-    });
-    if (urlProblem) throw badRequest("url", urlProblem);
-    if (secret !== undefined) {
-      const problem = secretProblem(secret);
-      if (problem) throw badRequest("secret", problem);
-    }
-    const stored = await putWebhook(c.var.db, c.var.account.id, url, secret ?? newSecret(), Date.now());
+    const stored = await registerWebhook(c.env, c.var.db, c.var.account.id, url, secret, Date.now());
     return success(c, { ...view(stored), secret: stored.secret });
   })
   .openapi(getRoute, async (c) => {

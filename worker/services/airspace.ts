@@ -5,6 +5,7 @@ import {
   type FacilityCell,
   laancOverArea,
 } from "../domain/airspace/advisories";
+import { wireAuthorizations } from "../domain/airspace/evaluation";
 import { flightBand, type HeightBand } from "../domain/airspace/heights";
 import { areaSizeProblem, unknownRulesetsProblem } from "../domain/airspace/inputs";
 import {
@@ -16,11 +17,13 @@ import {
   TOWN_RADIUS_M,
 } from "../domain/airspace/jurisdictions";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
+import { withDecodedProperties } from "../domain/airspace/records";
 import { defaultSelection, LAANC_TYPE, type Ruleset } from "../domain/airspace/rules";
 import { expandBox } from "../domain/airspace/spatialGrid";
 import { type BBox, bboxOf, type Point, type Polygon, type Position } from "../domain/geojson";
 import type { Db } from "../env";
-import { problemError } from "../lib/errors";
+import { forbidden, notFound, problemError } from "../lib/errors";
+import { timeWindowFrom } from "../schemas/queryFields";
 import {
   advisoryInputs,
   type FeatureFilter,
@@ -29,7 +32,8 @@ import {
   placeInputs,
   pointInputs,
 } from "../store/airspace";
-import { rulesetsByIds, rulesetsOfJurisdictions } from "../store/rulesets";
+import { findPlan } from "../store/flights";
+import { plansWithAuthorizations, rulesetsByIds, rulesetsOfJurisdictions } from "../store/rulesets";
 
 /**
  * Airspace decisions several routes share: which rulesets apply where, where a point is, what LAANC
@@ -73,7 +77,10 @@ export async function areaAdvisoryInputs(
   return advisoryInputs(db, expandBox(bboxOf(area), buffer), ids, window);
 }
 
-/** Advisories over an area under the rulesets asked for (each must exist), and their strictest color. */
+/**
+ * Advisories over an area under the rulesets asked for (each must exist), and their strictest
+ * color; every advisory carries the `properties` members the SDK decoders read for its type.
+ */
 export async function advisoriesOver(
   db: Db,
   area: Polygon,
@@ -83,7 +90,37 @@ export async function advisoriesOver(
 ) {
   const inputs = await advisoryInputs(db, bboxOf(area), rulesetIds, window);
   refuseUnknownRulesets(rulesetIds, inputs.rulesets);
-  return adviseArea({ area, ...inputs, withExtents });
+  return decoded(adviseArea({ area, ...inputs, withExtents }));
+}
+
+/**
+ * Advisories over a plan of the calling account (another account's plan does not exist for it: 404)
+ * under its rulesets (the default selection where it has none), in the plan's window unless a
+ * `start` or `end` is given. The C++ SDK sends no pilot token here: the account's API key suffices.
+ */
+export async function advisoriesForPlan(
+  db: Db,
+  accountId: string,
+  planId: string,
+  query: { start?: string; end?: string },
+) {
+  const plan = await findPlan(db, accountId, planId);
+  if (!plan) throw notFound("Flight plan");
+  const timeWindow =
+    query.start === undefined && query.end === undefined
+      ? { start: plan.startTime, end: plan.endTime }
+      : timeWindowFrom(query.start, query.end);
+  const { rulesets, features, cells } = await areaAdvisoryInputs(db, plan.area, 0, plan.rulesets, {
+    ...timeWindow,
+    band: flightBand(plan),
+  });
+  return decoded(adviseArea({ area: plan.area, features, cells, rulesets, withExtents: false }));
+}
+
+function decoded<T extends { advisories: { type: string; properties: Record<string, unknown> }[] }>(
+  answer: T,
+): T {
+  return { ...answer, advisories: answer.advisories.map(withDecodedProperties) };
 }
 
 /** Refuses (400 naming `rulesets`) the ids asked for that no ruleset read answers. */
@@ -184,3 +221,33 @@ const pointBox = ([longitude, latitude]: Position): BBox => ({
   minLng: longitude,
   maxLng: longitude,
 });
+
+/**
+ * The Swift and Kotlin SDKs' batch read of authorizations: for each plan asked for, those stored
+ * with its flight once submitted, or else what LAANC would decide now. As for one plan: an unknown
+ * (or another account's) plan is 404, another pilot's is 403.
+ */
+export async function planAuthorizations(
+  db: Db,
+  accountId: string,
+  pilotId: string | undefined,
+  ids: string[],
+  now: number,
+) {
+  const rows = await plansWithAuthorizations(db, accountId, ids);
+  const byId = new Map(rows.map((r) => [r.plan.id, r]));
+  const missing = ids.filter((id) => !byId.has(id));
+  if (missing.length > 0) throw notFound(`Flight plan ${missing.join(", ")}`);
+  if (rows.some((r) => r.plan.pilotId !== pilotId))
+    throw forbidden("A flight plan among flight_plan_ids belongs to another pilot");
+  return Promise.all(
+    ids.map(async (id) => {
+      const { plan, flightAuthorizations } = byId.get(id)!;
+      const submitted = flightAuthorizations !== null;
+      const authorizations = submitted
+        ? (flightAuthorizations as Authorization[])
+        : await authorizationsForPlan(db, plan, now);
+      return { flight_plan_id: plan.id, authorizations: wireAuthorizations(authorizations, submitted) };
+    }),
+  );
+}

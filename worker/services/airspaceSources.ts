@@ -30,6 +30,11 @@ export async function airspaceSources(
   return [...feeds, ...notes.filter((n) => !feedNames.has(n.name)).map((n) => datasetFreshness(n, now))];
 }
 
+/** The sources of this deployment's D1 (`GET /airspace/v2/sources`). */
+export function deployedAirspaceSources(env: Bindings, now: number): Promise<SourceFreshness[]> {
+  return airspaceSources(d1Runner(env.DB), env, now);
+}
+
 /** The Cron Trigger's work: one invocation of the feed sync, each outcome one log line. */
 export async function scheduledAirspaceSync(env: Bindings): Promise<void> {
   const settings = syncSettings(env);

@@ -1,7 +1,8 @@
 import { type AreaAdvisory, adviseArea, laancOverArea } from "../domain/airspace/advisories";
+import { briefing } from "../domain/airspace/briefing";
 import type { Color } from "../domain/airspace/colors";
 import { fliesAtNight } from "../domain/airspace/daylight";
-import { type EvaluationInput, flightFeatureProblems } from "../domain/airspace/evaluation";
+import { type EvaluationInput, evaluate, flightFeatureProblems } from "../domain/airspace/evaluation";
 import { flightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
@@ -9,9 +10,9 @@ import { maxLinearExtent } from "../domain/flightArea";
 import { takeoffDistance } from "../domain/flightSanity";
 import { bboxOf, type Polygon } from "../domain/geojson";
 import type { Db } from "../env";
-import { problemError } from "../lib/errors";
+import { ApiError, forbidden, notFound, problemError } from "../lib/errors";
 import { advisoryInputs } from "../store/airspace";
-import { type FlightPlanRow, findFlight } from "../store/flights";
+import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
 import { findPilot } from "../store/pilots";
 import { allFlightFeatures } from "../store/rulesets";
 import { chosenRulesetIds, refuseUnknownRulesets } from "./airspace";
@@ -140,4 +141,49 @@ async function storedAuthorizations(db: Db, plan: FlightPlanRow): Promise<Author
 function nightOver(area: Polygon, start: number, end: number): boolean {
   const box = bboxOf(area);
   return fliesAtNight(start, end, (box.minLat + box.maxLat) / 2, (box.minLng + box.maxLng) / 2);
+}
+
+/** The SDKs' evaluation answer: the color, the advisories again under `airspace`, and the rulesets' verdicts. */
+function evaluationAnswer(evaluated: Evaluated) {
+  return {
+    color: evaluated.color,
+    airspace: { color: evaluated.color, advisories: evaluated.advisories },
+    ...evaluate(evaluated.input),
+  };
+}
+
+/** `POST /rules/v1/evaluation`: an area under its rulesets. */
+export async function areaEvaluation(db: Db, request: AreaRequest) {
+  return evaluationAnswer(await evaluateArea(db, request));
+}
+
+/**
+ * A plan's evaluation, for the account's key (the C++ SDK sends no token here: other accounts learn
+ * nothing, 404); a pilot's token narrows the reach to that pilot's own plans (CONTRACT §1: 403).
+ */
+export async function planEvaluation(db: Db, accountId: string, pilotId: string | undefined, planId: string) {
+  const plan = await findPlan(db, accountId, planId);
+  if (!plan) throw notFound("Flight plan");
+  if (pilotId !== undefined && pilotId !== plan.pilotId)
+    throw forbidden("This flight plan belongs to another pilot");
+  return evaluationAnswer(await evaluatePlan(db, plan));
+}
+
+/** The plan's briefing: its advisories and color, each rule's status, validations and authorizations. */
+export async function planBriefing(db: Db, plan: FlightPlanRow, now: number) {
+  const evaluated = await evaluatePlan(db, plan, now);
+  return briefing({
+    ...evaluated.input,
+    planId: plan.id,
+    color: evaluated.color,
+    advisories: evaluated.advisories,
+    now,
+  });
+}
+
+/** The briefing of the plan a flight was submitted from; 404 for a flight made without one. */
+export async function flightBriefing(db: Db, flight: FlightRow, now: number) {
+  const plan = flight.flightPlanId ? await findPlan(db, flight.accountId, flight.flightPlanId) : null;
+  if (!plan) throw new ApiError(404, "This flight was made without a plan, so it has no briefing");
+  return planBriefing(db, plan, now);
 }

@@ -196,6 +196,22 @@ async function placeAndAuthorizations(db: Db, flight: Decided) {
   return { ...place, authorizations };
 }
 
+/** A flight as the API asks for it: its times as given (start_time, end_time), resolved by flightWindow. */
+export type RequestedFlight = Omit<DirectFlight, "startTime" | "endTime"> & {
+  start: string | undefined;
+  end: string | undefined;
+};
+
+/** Creates a flight from a `/flight/v2/point|polygon|path` body. */
+export async function createRequestedFlight(
+  db: Db,
+  request: RequestedFlight,
+  now: number,
+): Promise<FlightRow> {
+  const { start, end, ...rest } = request;
+  return createDirectFlight(db, { ...rest, ...flightWindow(start, end, now) }, now);
+}
+
 /** Creates a flight from a point, polygon or path request. */
 export async function createDirectFlight(db: Db, request: DirectFlight, now: number): Promise<FlightRow> {
   const area = checkedFlightArea(request.geometry, request.buffer);

@@ -107,7 +107,16 @@ function weather(env: Bindings): Component {
     : component("weather", `Weather: ${setup.unavailable}`, "degraded", null);
 }
 
-export async function systemComponents(db: Db, env: Bindings, now = Date.now()): Promise<Component[]> {
+/** The service's parts, each checked now, and the worst known level among them. */
+export async function systemStatus(
+  db: Db,
+  env: Bindings,
+): Promise<{ level: Level; components: Component[] }> {
+  const components = await systemComponents(db, env);
+  return { level: overallLevel(components), components };
+}
+
+async function systemComponents(db: Db, env: Bindings, now = Date.now()): Promise<Component[]> {
   const [stored, tiles] = await Promise.all([databaseAndAirspace(db, env, now), elevation(env.ELEVATION)]);
   return [
     component("api", "API (this worker)", "normal", isoTime(now)),

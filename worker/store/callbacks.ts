@@ -1,4 +1,4 @@
-import { and, asc, eq, exists, isNull } from "drizzle-orm";
+import { and, asc, eq, exists, isNull, type SQL } from "drizzle-orm";
 import { accounts, apiKeys, callbackPrefixes } from "../../schema";
 import type { Db } from "../env";
 
@@ -22,17 +22,34 @@ export async function addCallbackPrefix(db: Db, accountId: string, url: string, 
   await db.insert(callbackPrefixes).values({ accountId, url, createdAt: now }).onConflictDoNothing().run();
 }
 
-/** The live account a deep link names by its public `client_id`, with its callback prefixes: one query. */
-export async function findLinkAccount(
-  db: Db,
-  clientId: string,
-): Promise<{
+/** An application a deep link may name, with the callback prefixes its links may return to. */
+export interface LinkAccount {
   id: string;
   publicId: string;
   name: string;
   rateLimitPerMinute: number | null;
   callbackPrefixes: string[];
-} | null> {
+}
+
+/** The live account a deep link names by its public `client_id`, with its callback prefixes: one query. */
+export function findLinkAccount(db: Db, clientId: string): Promise<LinkAccount | null> {
+  return linkAccountWhere(
+    db,
+    and(
+      eq(accounts.publicId, clientId),
+      // An application whose keys are all revoked is switched off: its links stop working too.
+      exists(
+        db
+          .select({ id: apiKeys.id })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.accountId, accounts.id), isNull(apiKeys.revokedAt))),
+      ),
+    ),
+  );
+}
+
+/** The account that `which` picks, with its callback prefixes folded from the joined rows: one query. */
+export async function linkAccountWhere(db: Db, which: SQL | undefined): Promise<LinkAccount | null> {
   const rows = await db
     .select({
       id: accounts.id,
@@ -43,27 +60,10 @@ export async function findLinkAccount(
     })
     .from(accounts)
     .leftJoin(callbackPrefixes, eq(callbackPrefixes.accountId, accounts.id))
-    .where(
-      and(
-        eq(accounts.publicId, clientId),
-        // An application whose keys are all revoked is switched off: its links stop working too.
-        exists(
-          db
-            .select({ id: apiKeys.id })
-            .from(apiKeys)
-            .where(and(eq(apiKeys.accountId, accounts.id), isNull(apiKeys.revokedAt))),
-        ),
-      ),
-    )
+    .where(which)
     .all();
   const first = rows[0];
   if (!first) return null;
-  const prefixes = rows.flatMap((r) => (r.prefix === null ? [] : [r.prefix]));
-  return {
-    id: first.id,
-    publicId: first.publicId,
-    name: first.name,
-    rateLimitPerMinute: first.rateLimitPerMinute,
-    callbackPrefixes: prefixes,
-  };
+  const { prefix: _, ...account } = first;
+  return { ...account, callbackPrefixes: rows.flatMap((r) => (r.prefix === null ? [] : [r.prefix])) };
 }

@@ -5,6 +5,7 @@ import { IsaOutbox } from "./isaOutbox";
 import { LazyTables } from "./lazyTables";
 import { type FreshRecord, LiveFeed, type StreamAccess, type StreamRefusal } from "./liveFeed";
 import { LivePositionIndex } from "./livePositions";
+import { RECORD_COLUMNS, type RecordRow, recordOfRow } from "./recordRows";
 import { WebhookOutbox } from "./webhookOutbox";
 
 /** One decoded record as the relay forwards it; (session, datagram, index) names it uniquely. */
@@ -143,29 +144,15 @@ export class FlightTelemetry extends DurableObject<Bindings> {
       params.push(...query.types);
     }
     const rows = this.ctx.storage.sql
-      .exec<{
-        id: number;
-        serial: number;
-        type: string;
-        timestamp: number;
-        received_at: number;
-        fields: string;
-      }>(
-        `SELECT id, serial, type, timestamp, received_at, fields FROM records
+      .exec<RecordRow>(
+        `SELECT ${RECORD_COLUMNS} FROM records
          WHERE ${where.join(" AND ")} ORDER BY timestamp, id LIMIT ?`,
         ...params,
         query.limit + 1,
       )
       .toArray();
     const more = rows.length > query.limit;
-    const records = rows.slice(0, query.limit).map((row) => ({
-      id: row.id,
-      serial: row.serial,
-      type: row.type,
-      timestamp: row.timestamp,
-      receivedAt: row.received_at,
-      fields: JSON.parse(row.fields) as Record<string, number>,
-    }));
+    const records = rows.slice(0, query.limit).map(recordOfRow);
     return { records, more };
   }
 

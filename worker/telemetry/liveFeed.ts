@@ -18,6 +18,7 @@ import { dbFor } from "../store/db";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 import { accountStreamsOf, MAX_STREAMS_PER_ACCOUNT } from "./accountStreams";
 import { LazyTables } from "./lazyTables";
+import { RECORD_COLUMNS, type RecordRow, recordOfRow } from "./recordRows";
 
 /**
  * The live side of a flight's Durable Object: conformance monitoring of every stored record, the
@@ -443,15 +444,8 @@ export class LiveFeed {
     const hasEvents = this.tables.exist();
     const records = this.hasRecords()
       ? sql
-          .exec<{
-            id: number;
-            serial: number;
-            type: string;
-            timestamp: number;
-            received_at: number;
-            fields: string;
-          }>(
-            `SELECT id, serial, type, timestamp, received_at, fields FROM records
+          .exec<RecordRow>(
+            `SELECT ${RECORD_COLUMNS} FROM records
              WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
             Math.floor(after / SEQ_PER_RECORD),
             Math.floor(upTo / SEQ_PER_RECORD),
@@ -460,13 +454,7 @@ export class LiveFeed {
           .toArray()
           .map((row) => {
             const seq = row.id * SEQ_PER_RECORD;
-            const view = recordView({
-              serial: row.serial,
-              type: row.type,
-              timestamp: row.timestamp,
-              receivedAt: row.received_at,
-              fields: JSON.parse(row.fields) as Record<string, number>,
-            });
+            const view = recordView(recordOfRow(row));
             return { seq, frame: frame(seq, "record", view) };
           })
       : [];

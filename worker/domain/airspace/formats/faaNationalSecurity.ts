@@ -1,5 +1,5 @@
 import { METERS_PER_FOOT } from "../../units";
-import { titleCase } from "./faaClassAirspace";
+import { titleCase } from "./faaAdds";
 import type { AirspaceRecord } from "./records";
 import { cleanGeometry, count, featuresOf, numberOf, type Parsed, sourceTime } from "./source";
 

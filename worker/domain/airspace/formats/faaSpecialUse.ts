@@ -1,6 +1,6 @@
-import { limit, titleCase } from "./faaClassAirspace";
+import { addsRecord, titleCase } from "./faaAdds";
 import type { AirspaceRecord } from "./records";
-import { cleanGeometry, count, featuresOf, type Parsed } from "./source";
+import { count, featuresOf, type Parsed } from "./source";
 
 /** The FAA's TYPE_CODE of special-use airspace, as the rulesets' `special_use_airspace.type`. */
 const KINDS: Record<string, string> = {
@@ -29,31 +29,17 @@ export function parseSpecialUseAirspace(text: string | object): Parsed {
       count(skipped, `unknown TYPE_CODE "${code}"`);
       return;
     }
-    const geometry = cleanGeometry(feature.geometry);
-    if (!geometry || (geometry.type !== "Polygon" && geometry.type !== "MultiPolygon")) {
-      count(skipped, "no polygon geometry");
-      return;
-    }
-    const floor = limit(p.LOWER_VAL, p.LOWER_CODE);
-    const ceiling = limit(p.UPPER_VAL, p.UPPER_CODE);
     const properties: Record<string, unknown> = { type: kind };
     if (typeof p.TIMESOFUSE === "string" && p.TIMESOFUSE) properties.times_of_use = p.TIMESOFUSE;
     if (typeof p.CONT_AGENT === "string" && p.CONT_AGENT) properties.controlling_agency = p.CONT_AGENT;
-    features.push({
-      sourceId: String(p.GLOBAL_ID ?? p.OBJECTID ?? feature.id ?? index),
+    const record = addsRecord(feature, index, {
       type: "special_use_airspace",
-      name: String(p.NAME ?? `${titleCase(kind.replace(/_/g, " "))} area`),
-      geometry,
+      unnamed: `${titleCase(kind.replace(/_/g, " "))} area`,
       properties,
-      floorM: floor?.meters ?? 0,
-      floorCode: floor?.code ?? "AGL",
-      ceilingM: ceiling?.meters ?? null,
-      ceilingCode: ceiling?.code ?? null,
-      city: typeof p.CITY === "string" ? titleCase(p.CITY) : null,
-      state: typeof p.STATE === "string" ? titleCase(p.STATE) : null,
       country: "USA",
-      source: "faa",
     });
+    if (record) features.push(record);
+    else count(skipped, "no polygon geometry");
   });
   return { features, facilityMaps: [], skipped };
 }

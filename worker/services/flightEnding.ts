@@ -1,0 +1,24 @@
+import { flightState } from "../domain/flightState";
+import type { Bindings, Db } from "../env";
+import { endFlight, type FlightRow, findFlight } from "../store/flights";
+import { closeTelemetry } from "./telemetrySessions";
+
+/**
+ * Ends a flight now: an active one at once, a planned one before it flies, and its telemetry
+ * sessions and live ISA close with it. An ended one (the SDKs' flows end flights twice) keeps its
+ * recorded end. Null when the flight went meanwhile.
+ */
+export async function endFlightNow(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+  flight: FlightRow,
+  now: number,
+): Promise<FlightRow | null> {
+  if (flightState(flight, now) === "ended") return flight;
+  const ended = await endFlight(db, flight.id, now);
+  // Ended by another request meanwhile: as it is now.
+  if (!ended) return findFlight(db, accountId, flight.id);
+  await closeTelemetry(env, db, flight.id, now);
+  return ended;
+}
