@@ -33,6 +33,7 @@ const ANSWER_SHAPERS = new Map<string, "*" | string[]>([
   ["domain/pilots", ["fullProfile", "publicProfile", "normalizePhone", "nestingDepth"]],
   ["domain/verification", ["parseVerificationCode"]],
   ["domain/elevation/carpet", ["carpetJson"]], // the carpet's rows written as JSON bytes
+  ["domain/map/tileAddress", ["readTileAddress"]], // a basemap tile's z/x/y
   ["domain/identityProvider", ["passwordGrant", "refreshGrant", "tokenEndpointGrant"]], // the SDKs' sign-in bodies as grants
 ]);
 

@@ -2,7 +2,7 @@ import { createRouter } from "../app";
 import { readTileAddress } from "../domain/map/tileAddress";
 import { ApiError, problemError } from "../lib/errors";
 import { BASEMAP_PATH } from "../pages/map/assets";
-import { basemapConfig, basemapTile, basemapTileJson } from "../services/basemap";
+import { basemapTile, basemapTileJson } from "../services/basemap";
 
 /**
  * The operator's vector basemap for the pages' MapLibre map: TileJSON and Mapbox Vector Tiles read
@@ -15,12 +15,12 @@ export const MVT_TYPE = "application/vnd.mapbox-vector-tile";
 export const basemapRoutes = createRouter()
   .get(`${BASEMAP_PATH}.json`, async (c) => {
     const origin = new URL(c.req.url).origin;
-    return c.json(await basemapTileJson(basemapConfig(c.env), `${origin}${BASEMAP_PATH}`));
+    return c.json(await basemapTileJson(c.env, `${origin}${BASEMAP_PATH}`));
   })
   .get(`${BASEMAP_PATH}/:z/:x/:y`, async (c) => {
     const address = readTileAddress(c.req.param("z"), c.req.param("x"), c.req.param("y"));
     if (!address.ok) throw problemError(address.problems);
-    const tile = await basemapTile(basemapConfig(c.env), address.value);
+    const tile = await basemapTile(c.env, address.value);
     const { z, x, y } = address.value;
     if (!tile) throw new ApiError(404, `The basemap has no tile ${z}/${x}/${y}`);
     return c.body(tile, 200, { "Content-Type": MVT_TYPE });

@@ -12,7 +12,6 @@ import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage } from "../pages/live";
 import { mapPageSources } from "../pages/map/vectorBasemap";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
-import { basemapConfig } from "../services/basemap";
 import { recordPostedStates, setFlightMonitoring } from "../services/liveFlights";
 import {
   conformanceEvents,
@@ -257,7 +256,7 @@ export const liveRoutes = createRouter()
     const page = await livePage(c.env, c.var.db, source, flightId, access, liveFrame);
     c.set("pilotId", page.pilotId);
     const { flight, state, terrain, map } = page;
-    const sources = await mapPageSources(basemapConfig(c.env) !== undefined, "inline");
+    const sources = await mapPageSources(map.vectorBasemap === true, "inline");
     c.header(
       "Content-Security-Policy",
       `default-src 'none'; script-src ${sources.script}; style-src ${sources.style}; connect-src ${sources.connect}; worker-src ${sources.worker}; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,

@@ -46,21 +46,20 @@ async function reading<T>(config: BasemapConfig, read: () => Promise<T>): Promis
   }
 }
 
+type BasemapEnv = Parameters<typeof basemapConfig>[0];
+
 /** TileJSON 3.0.0 for MapLibre, its tiles under `tilesBase`. */
-export async function basemapTileJson(
-  config: BasemapConfig | undefined,
-  tilesBase: string,
-): Promise<unknown> {
-  const found = required(config);
+export async function basemapTileJson(env: BasemapEnv, tilesBase: string): Promise<unknown> {
+  const found = required(basemapConfig(env));
   return reading(found, () => basemapArchive(found.bucket, found.key).getTileJson(tilesBase));
 }
 
 /** The tile's MVT bytes (uncompressed), or undefined where the archive has none. */
 export async function basemapTile(
-  config: BasemapConfig | undefined,
+  env: BasemapEnv,
   { z, x, y }: TileAddress,
 ): Promise<ArrayBuffer | undefined> {
-  const found = required(config);
+  const found = required(basemapConfig(env));
   const tile = await reading(found, () => basemapArchive(found.bucket, found.key).getZxy(z, x, y));
   return tile?.data;
 }
