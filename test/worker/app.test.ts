@@ -123,8 +123,12 @@ describe("documentation", () => {
       ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
       Bearer: { type: "http", scheme: "bearer" },
     });
-    const description: string = doc.info.description;
+    // The datagram's layout sits under the Telemetry tag, not in the getting-started above it.
+    const description: string = doc.tags.find(
+      (tag: { name: string }) => tag.name === "Telemetry",
+    ).description;
     expect(description).toContain("Telemetry datagrams");
+    expect(doc.info.description).not.toContain("Telemetry datagrams");
     for (const field of ["serial", "flight id length", "encryption type", "IV", "payload", "message type"])
       expect(description).toContain(field);
   });
