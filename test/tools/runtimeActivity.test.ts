@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { httpProbe, supervise } from "../../tools/lib/processes";
 import {
   type ActivitySample,
   BUSY_CEILING_MS,
@@ -9,6 +10,7 @@ import {
   parseStat,
   readGroupActivity,
 } from "../../tools/lib/runtimeActivity";
+import { freePort } from "../e2e/services";
 
 /** Runs judgeProbe over probes 500 ms apart: [answered, processes, cpuTicks] each; the verdicts. */
 function judgeAll(probes: [answered: boolean, processes: number, cpuTicks: number][], failures = 3) {
@@ -40,6 +42,20 @@ describe("judgeProbe: busy is not hung", () => {
         [false, 0, 0],
       ]),
     ).toEqual(["healthy", "restart"]);
+  });
+
+  it("restarts at once when wrangler replaced its runtime and the API does not answer", () => {
+    let state: ProbeState = INITIAL_PROBE_STATE;
+    const samples: ActivitySample[] = [
+      { at: 0, processes: 1, cpuTicks: 900, pids: [4242] },
+      { at: 500, processes: 1, cpuTicks: 80, pids: [4300] },
+    ];
+    const verdicts = samples.map((sample, i) => {
+      const judged = judgeProbe(state, i === 0, sample, 3, sample.at);
+      state = judged.state;
+      return judged.verdict;
+    });
+    expect(verdicts).toEqual(["healthy", "restart"]);
   });
 
   it("restarts a runtime that answers nothing and uses no CPU for the threshold (SIGSTOP, deadlock)", () => {
@@ -117,4 +133,48 @@ describe("reading /proc", () => {
       }
     },
   );
+});
+
+describe.runIf(process.platform === "linux")("supervise with activity", () => {
+  /** A /health server that, on SIGUSR2, blocks its event loop for `busyMs` (a front busy with work). */
+  async function superviseFront(busyMs: number) {
+    const port = await freePort();
+    const server = `process.on("SIGUSR2", () => { const end = Date.now() + ${busyMs}; while (Date.now() < end); });
+require("node:http").createServer((q, r) => r.end("ok")).listen(${port}, "127.0.0.1", () => console.log("up"))`;
+    const logs: string[] = [];
+    const ready: number[] = [];
+    const supervised = await supervise({
+      name: "front",
+      spawn: () =>
+        spawn(process.execPath, ["-e", server], { stdio: ["ignore", "pipe", "inherit"], detached: true }),
+      ready: (child) =>
+        new Promise<void>((resolve, reject) => {
+          child.stdout?.once("data", () => resolve());
+          child.once("exit", () => reject(new Error("exited")));
+        }),
+      log: (line) => logs.push(line),
+      onReady: (_info, child) => ready.push(child.pid!),
+      health: {
+        probe: httpProbe(`http://127.0.0.1:${port}/health`),
+        intervalMs: 200,
+        failures: 3,
+        activity: (child) => readGroupActivity(child.pid!, "node"),
+      },
+    });
+    return { port, logs, ready, supervised };
+  }
+
+  it("leaves a front that is busy for 4 s (CPU, no answer) alone; it answers again after", async () => {
+    const { port, logs, ready, supervised } = await superviseFront(4000);
+    try {
+      process.kill(supervised.child.pid!, "SIGUSR2");
+      await new Promise((r) => setTimeout(r, 4500));
+      expect(logs.join("\n")).toMatch(/front is busy/);
+      expect(logs.join("\n")).not.toMatch(/killing it/);
+      expect(ready).toHaveLength(1);
+      expect(await httpProbe(`http://127.0.0.1:${port}/health`)()).toBe(true);
+    } finally {
+      await supervised.stop("SIGKILL");
+    }
+  });
 });

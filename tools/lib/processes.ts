@@ -230,11 +230,11 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
       clearInterval(timer);
       const why =
         sample?.processes === 0
-          ? "its runtime is gone"
+          ? "its runtime's processes are gone"
           : state.stalled >= health.failures
-            ? `it failed ${state.stalled} health probes in a row without using CPU`
-            : `it has not answered its health probe for ${Math.round((Date.now() - state.failingSince!) / 1000)} s`;
-      options.log(`${options.name}: ${why}; killing it to restart it`);
+            ? `failed ${state.stalled} health probes in a row`
+            : `has not answered its health probe for ${Math.round((Date.now() - state.failingSince!) / 1000)} s while busy`;
+      options.log(`${options.name} ${why}; killing it to restart it`);
       signalGroup(current, "SIGKILL");
     }, health.intervalMs);
     timer.unref();

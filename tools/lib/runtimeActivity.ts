@@ -13,6 +13,8 @@ export interface ActivitySample {
   at: number;
   /** How many of the watched processes were alive. */
   processes: number;
+  /** Their pids: a runtime replaced behind wrangler's back (all of these gone) counts as gone. */
+  pids?: number[];
   /** Their user + system CPU time, in clock ticks (USER_HZ). */
   cpuTicks: number;
 }
@@ -35,7 +37,7 @@ export function readGroupActivity(group: number, command?: string, now = Date.no
   } catch {
     return null;
   }
-  let processes = 0;
+  const alive: number[] = [];
   let cpuTicks = 0;
   for (const pid of pids) {
     let stat: string;
@@ -47,10 +49,10 @@ export function readGroupActivity(group: number, command?: string, now = Date.no
     const parsed = parseStat(stat);
     if (!parsed || parsed.group !== group || parsed.state === "Z") continue;
     if (command !== undefined && parsed.command !== command) continue;
-    processes++;
+    alive.push(Number(pid));
     cpuTicks += parsed.cpuTicks;
   }
-  return { at: now, processes, cpuTicks };
+  return { at: now, processes: alive.length, cpuTicks, pids: alive };
 }
 
 /** /proc/<pid>/stat: "pid (comm) state ppid pgrp … utime(14) stime(15) …"; comm may hold spaces. */
@@ -85,7 +87,8 @@ export type ProbeVerdict = "healthy" | "busy" | "waiting" | "restart";
 /**
  * The rule, after each probe (`failures` = the threshold of failed probes in a row):
  * - the probe answered: healthy;
- * - no answer and none of the runtime's processes left: gone, restart at once;
+ * - no answer and none of the runtime's processes left, or none of those last seen (wrangler started
+ *   a new workerd after its own died, and that one left the API hung): gone, restart at once;
  * - no answer but the runtime used CPU since the last reading: busy, wait (up to BUSY_CEILING_MS of
  *   failing probes, after which it is restarted as hung in a loop);
  * - no answer and no CPU progress for `failures` probes in a row: hung, restart.
@@ -100,7 +103,7 @@ export function judgeProbe(
 ): { verdict: ProbeVerdict; state: ProbeState } {
   if (answered) return { verdict: "healthy", state: { stalled: 0, failingSince: null, last: sample } };
   const failingSince = state.failingSince ?? now;
-  if (sample && sample.processes === 0)
+  if (sample && (sample.processes === 0 || replaced(state.last, sample)))
     return { verdict: "restart", state: { stalled: state.stalled + 1, failingSince, last: sample } };
   const progressed = sample !== null && state.last !== null && madeProgress(state.last, sample);
   const stalled = progressed ? 0 : state.stalled + 1;
@@ -108,6 +111,12 @@ export function judgeProbe(
   if (stalled >= failures || now - failingSince >= BUSY_CEILING_MS)
     return { verdict: "restart", state: next };
   return { verdict: progressed ? "busy" : "waiting", state: next };
+}
+
+/** Whether every process of `before` is gone from `after` (both read with pids). */
+function replaced(before: ActivitySample | null, after: ActivitySample): boolean {
+  if (!before?.pids?.length || !after.pids) return false;
+  return !before.pids.some((pid) => after.pids!.includes(pid));
 }
 
 /** Whether the processes used at least PROGRESS_SHARE of a core between two readings. */
