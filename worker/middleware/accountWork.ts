@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv, Bindings } from "../env";
 import { tooManyRequests } from "../lib/errors";
 
 /**
@@ -104,20 +104,35 @@ export class WorkLimiter {
 
 const limiter = new WorkLimiter();
 
-/** After the API key: holds an expensive request until its account's turn. */
-export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
-  const account = c.get("account");
+/**
+ * Runs `work` in `accountId`'s share of expensive work: what no API key names, such as a page
+ * opened by a ticket or a deep link, whose account is known only once the route has verified it.
+ * The work must not wait on an expensive API call of the same account (it would hold a turn while
+ * waiting for another).
+ */
+export async function withAccountWork<T>(
+  env: Bindings,
+  accountId: string,
+  work: () => Promise<T>,
+): Promise<T> {
   // ACCOUNT_WORK_LIMIT=off: a benchmark measuring one account's throughput, not its fair share.
-  if (!account || c.env.ACCOUNT_WORK_LIMIT === "off" || !isExpensive(c.req.method, c.req.path)) return next();
-  const release = await limiter.acquire(account.id);
+  if (env.ACCOUNT_WORK_LIMIT === "off") return work();
+  const release = await limiter.acquire(accountId);
   if (!release)
     throw tooManyRequests(
       `This account's expensive requests are over their share (${EXPENSIVE_CONCURRENCY} at once, ${EXPENSIVE_SHARE * 100} % of the time)`,
-      limiter.retryAfterSeconds(account.id),
+      limiter.retryAfterSeconds(accountId),
     );
   try {
-    await next();
+    return await work();
   } finally {
     release();
   }
+}
+
+/** After the API key: holds an expensive request until its account's turn. */
+export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
+  const account = c.get("account");
+  if (!account || !isExpensive(c.req.method, c.req.path)) return next();
+  await withAccountWork(c.env, account.id, next);
 });

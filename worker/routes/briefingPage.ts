@@ -3,6 +3,7 @@ import { createRouter } from "../app";
 import { briefing } from "../domain/airspace/briefing";
 import { ApiError } from "../lib/errors";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
+import { withAccountWork } from "../middleware/accountWork";
 import { renderBriefingPage } from "../pages/briefing";
 import { evaluatePlan } from "../services/evaluation";
 import { findPlan } from "../store/flights";
@@ -37,23 +38,26 @@ export const briefingPageRoutes = createRouter().openapi(briefingPageRoute, asyn
   const { flight } = await watcher(c, c.req.valid("param").flight_id);
   const plan = flight.flightPlanId ? await findPlan(c.var.db, flight.accountId, flight.flightPlanId) : null;
   if (!plan) throw new ApiError(404, "This flight was made without a plan, so it has no briefing");
-  const now = Date.now();
-  const evaluated = await evaluatePlan(c.var.db, plan, now);
+  // Opened by a ticket, the evaluation runs in the flight's account's share of expensive work.
+  const page = await withAccountWork(c.env, flight.accountId, async () => {
+    const now = Date.now();
+    const evaluated = await evaluatePlan(c.var.db, plan, now);
+    return renderBriefingPage(
+      flight.id,
+      briefing({
+        ...evaluated.input,
+        planId: plan.id,
+        color: evaluated.color,
+        advisories: evaluated.advisories,
+        now,
+      }),
+    );
+  });
   c.header(
     "Content-Security-Policy",
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   );
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");
-  const page = await renderBriefingPage(
-    flight.id,
-    briefing({
-      ...evaluated.input,
-      planId: plan.id,
-      color: evaluated.color,
-      advisories: evaluated.advisories,
-      now,
-    }),
-  );
   return c.html(page, 200) as never;
 });

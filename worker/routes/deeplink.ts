@@ -23,6 +23,7 @@ import { badRequest, problemError } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
+import { withAccountWork } from "../middleware/accountWork";
 import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
@@ -202,17 +203,22 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   takeAccountPageRequest(c.env, link.account.id);
   const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
   let signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
+  // The ground and the render run in the link's account's share of expensive work (its API calls
+  // take their own turns, so these hold none while waiting for them).
+  const pageWork = <T>(work: () => Promise<T>) => withAccountWork(c.env, link.account.id, work);
 
   if (mode === "show") {
     const form = initialForm(link);
     const area = areaOf(link, form);
     const [airspace, context] = await Promise.all([
       loadAirspace(api, area, (rulesets) => initialSelection(rulesets, link.request.rulesetIds)),
-      mapContextWithGround(c, area, form),
+      pageWork(() => mapContextWithGround(c, area, form)),
     ]);
     return page(
       c,
-      await renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
+      await pageWork(() =>
+        renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
+      ),
       200,
     );
   }
@@ -277,9 +283,9 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     pageUrl,
     errors,
     signIn,
-    await mapContextWithGround(c, area, form),
+    await pageWork(() => mapContextWithGround(c, area, form)),
   );
-  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200);
+  return page(c, await pageWork(() => renderCreateFlight(model)), errors.length > 0 ? 400 : 200);
 }
 
 function signInProblem(signIn: PageSignIn): string {

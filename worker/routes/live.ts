@@ -13,6 +13,7 @@ import { newId } from "../lib/ids";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
+import { withAccountWork } from "../middleware/accountWork";
 import { requireApiKey } from "../middleware/apiKey";
 import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken, requireToken } from "../middleware/token";
@@ -333,7 +334,8 @@ export const liveRoutes = createRouter()
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
-    return c.html(
+    // Opened by a ticket, the terrain and the render run in the flight's account's share of expensive work.
+    const html = await withAccountWork(c.env, flight.accountId, async () =>
       renderLivePage({
         flightId: flight.id,
         area: flight.geometry,
@@ -345,8 +347,8 @@ export const liveRoutes = createRouter()
         terrain: await terrainGrid(c, flight.geometry),
         map: liveMap(flight.geometry, await liveMapContext(c, flight)),
       }),
-      200,
-    ) as never;
+    );
+    return c.html(html, 200) as never;
   });
 
 /** The live map's context from the embedded data and its ground from the elevation tiles. */
