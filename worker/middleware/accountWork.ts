@@ -13,6 +13,11 @@ import { tooManyRequests } from "../lib/errors";
  */
 
 export const EXPENSIVE_CONCURRENCY = 2;
+/**
+ * Pages opened without a key (withAccountWork) start only while none of the account's expensive
+ * work runs: a flood of one page then holds the isolate one render at a time.
+ */
+export const PAGE_CONCURRENCY = 1;
 export const EXPENSIVE_SHARE = 0.5;
 export const EXPENSIVE_BURST_MS = 5_000;
 export const MAX_WAITING = 32;
@@ -55,14 +60,20 @@ export const WAIT_POLL_MS = 25;
 export class WorkLimiter {
   private readonly accounts = new Map<string, AccountWork>();
 
-  /** Waits for the account's turn; the release to call when the work ends, or null when refused. */
-  async acquire(accountId: string, now = Date.now()): Promise<((ended?: number) => void) | null> {
+  /**
+   * Waits for the account's turn (fewer than `atOnce` of its expensive requests running, and time
+   * left in its share); the release to call when the work ends, or null when refused.
+   */
+  async acquire(
+    accountId: string,
+    now = Date.now(),
+    atOnce = EXPENSIVE_CONCURRENCY,
+  ): Promise<((ended?: number) => void) | null> {
     let work = this.refill(accountId, now);
     const deadline = now + MAX_WAIT_MS;
-    while (work.running >= EXPENSIVE_CONCURRENCY || work.budgetMs <= 0) {
+    while (work.running >= atOnce || work.budgetMs <= 0) {
       if (work.waiting >= MAX_WAITING) return null;
-      const waitMs =
-        work.running >= EXPENSIVE_CONCURRENCY ? deadline - Date.now() : -work.budgetMs / EXPENSIVE_SHARE;
+      const waitMs = work.running >= atOnce ? deadline - Date.now() : -work.budgetMs / EXPENSIVE_SHARE;
       if (Date.now() + waitMs > deadline || waitMs <= 0) return null;
       work.waiting++;
       try {
@@ -105,8 +116,9 @@ export class WorkLimiter {
 const limiter = new WorkLimiter();
 
 /**
- * Runs `work` in `accountId`'s share of expensive work: what no API key names, such as a page
- * opened by a ticket or a deep link, whose account is known only once the route has verified it.
+ * Runs `work` in `accountId`'s share of expensive work, starting while fewer than `atOnce` of the
+ * account's expensive requests run: what no API key names, such as a page opened by a ticket or a
+ * deep link (PAGE_CONCURRENCY), whose account is known only once the route has verified it.
  * The work must not wait on an expensive API call of the same account (it would hold a turn while
  * waiting for another).
  */
@@ -114,13 +126,14 @@ export async function withAccountWork<T>(
   env: Bindings,
   accountId: string,
   work: () => Promise<T>,
+  atOnce = PAGE_CONCURRENCY,
 ): Promise<T> {
   // ACCOUNT_WORK_LIMIT=off: a benchmark measuring one account's throughput, not its fair share.
   if (env.ACCOUNT_WORK_LIMIT === "off") return work();
-  const release = await limiter.acquire(accountId);
+  const release = await limiter.acquire(accountId, Date.now(), atOnce);
   if (!release)
     throw tooManyRequests(
-      `This account's expensive requests are over their share (${EXPENSIVE_CONCURRENCY} at once, ${EXPENSIVE_SHARE * 100} % of the time)`,
+      `This account's expensive requests are over their share (${atOnce} at once, ${EXPENSIVE_SHARE * 100} % of the time)`,
       limiter.retryAfterSeconds(accountId),
     );
   try {
@@ -134,5 +147,5 @@ export async function withAccountWork<T>(
 export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
   const account = c.get("account");
   if (!account || !isExpensive(c.req.method, c.req.path)) return next();
-  await withAccountWork(c.env, account.id, next);
+  await withAccountWork(c.env, account.id, next, EXPENSIVE_CONCURRENCY);
 });
