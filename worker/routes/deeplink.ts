@@ -201,24 +201,34 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
   const { link } = opened;
   takeAccountPageRequest(c.env, link.account.id);
+  // The whole page runs in the link's account's share of expensive work, 1 at once (PAGE_CONCURRENCY):
+  // its API calls take a second turn of the 2 (EXPENSIVE_CONCURRENCY), so they never wait on a page.
+  return withAccountWork(c.env, link.account.id, () =>
+    answerOpenedPage(c, apiFetch, mode, link, url, acceptLanguage),
+  );
+}
+
+async function answerOpenedPage(
+  c: Context<AppEnv>,
+  apiFetch: ApiFetch,
+  mode: "show" | "submit",
+  link: OpenedLink,
+  url: URL,
+  acceptLanguage: string | undefined,
+) {
   const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
   let signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
-  // The ground and the render run in the link's account's share of expensive work (its API calls
-  // take their own turns, so these hold none while waiting for them).
-  const pageWork = <T>(work: () => Promise<T>) => withAccountWork(c.env, link.account.id, work);
 
   if (mode === "show") {
     const form = initialForm(link);
     const area = areaOf(link, form);
     const [airspace, context] = await Promise.all([
       loadAirspace(api, area, (rulesets) => initialSelection(rulesets, link.request.rulesetIds)),
-      pageWork(() => mapContextWithGround(c, area, form)),
+      mapContextWithGround(c, area, form),
     ]);
     return page(
       c,
-      await pageWork(() =>
-        renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
-      ),
+      await renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
       200,
     );
   }
@@ -283,9 +293,9 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
     pageUrl,
     errors,
     signIn,
-    await pageWork(() => mapContextWithGround(c, area, form)),
+    await mapContextWithGround(c, area, form),
   );
-  return page(c, await pageWork(() => renderCreateFlight(model)), errors.length > 0 ? 400 : 200);
+  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200);
 }
 
 function signInProblem(signIn: PageSignIn): string {
