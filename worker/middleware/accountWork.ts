@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Bindings } from "../env";
 import { tooManyRequests } from "../lib/errors";
+import { pageAccount } from "../pages/api";
 
 /**
  * Expensive routes (large polygons, carpets, status with large buffers, briefings, evaluations) run
@@ -18,6 +19,12 @@ export const EXPENSIVE_CONCURRENCY = 2;
  * work runs: a flood of one page then holds the isolate one render at a time.
  */
 export const PAGE_CONCURRENCY = 1;
+/**
+ * An expensive request with a body over this many bytes (about 2,500 positions of a polygon) is of
+ * the heaviest class and also runs 1 at once per account: four 10,000-position plans at once had
+ * raised another account's p50 5×, one synchronous check after another.
+ */
+export const HEAVY_BODY_BYTES = 64 * 1024;
 export const EXPENSIVE_SHARE = 0.5;
 export const EXPENSIVE_BURST_MS = 5_000;
 export const MAX_WAITING = 32;
@@ -147,5 +154,7 @@ export async function withAccountWork<T>(
 export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
   const account = c.get("account");
   if (!account || !isExpensive(c.req.method, c.req.path)) return next();
-  await withAccountWork(c.env, account.id, next, EXPENSIVE_CONCURRENCY);
+  // Not a page's own API call: the page already holds the account's one turn of its class.
+  const heavy = !pageAccount(c.env) && Number(c.req.header("content-length") ?? 0) > HEAVY_BODY_BYTES;
+  await withAccountWork(c.env, account.id, next, heavy ? 1 : EXPENSIVE_CONCURRENCY);
 });
