@@ -5,13 +5,15 @@ import path from "node:path";
 import { parseCommandLine } from "./lib/cli";
 import { ENV_FILE, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
 import type { Supervised } from "./lib/processes";
+import { readGroupActivity } from "./lib/runtimeActivity";
 import { envFileText } from "./lib/serviceAddress";
 import { prepareStaticAssets } from "./lib/staticAssets";
 import type { Target } from "./lib/target";
 
 const HELP = `Runs Windsock locally: migrates and seeds local D1/R2, then serves the worker and the relay,
 restarting either if it crashes or stops answering (worker /health and relay /metrics probed every
-500 ms; 3 failed probes in a row restart it).
+500 ms): one whose processes are gone is restarted at once, one that fails 3 probes in a row while
+using no CPU is hung and restarted, one that is busy (using CPU) gets up to 30 s.
 
 Usage: npm start [-- --help]
 
@@ -252,6 +254,8 @@ function superviseWorker(baseUrl: string) {
       probe: httpProbe(`${baseUrl}/health`),
       intervalMs: HEALTH_INTERVAL_MS,
       failures: HEALTH_FAILURES,
+      // Busy is not hung: the workerd processes wrangler started (its group) and their CPU.
+      activity: (child) => (child.pid === undefined ? null : readGroupActivity(child.pid, "workerd")),
     },
     onReady: (_info, child, restarts) => {
       record("worker", { pid: child.pid, url: baseUrl });
@@ -296,6 +300,7 @@ function superviseRelay(
       probe: () => httpProbe(`http://127.0.0.1:${metrics}/metrics`)(),
       intervalMs: HEALTH_INTERVAL_MS,
       failures: HEALTH_FAILURES,
+      activity: (child) => (child.pid === undefined ? null : readGroupActivity(child.pid)),
     },
     onReady: (bound, child, restarts) => {
       // Restarts keep the metrics port the first start got.

@@ -3,6 +3,7 @@ import {
   EXPENSIVE_CONCURRENCY,
   isExpensive,
   MAX_WAITING,
+  PAGE_CONCURRENCY,
   WorkLimiter,
 } from "../../worker/middleware/accountWork";
 
@@ -30,6 +31,27 @@ describe("per-account limits of expensive work", () => {
     held[0]!();
     await waiting;
     expect(third).toBeTypeOf("function");
+  });
+
+  it("starts a page (PAGE_CONCURRENCY) only while fewer of the account's expensive requests run", async () => {
+    const limiter = new WorkLimiter();
+    const held = [];
+    for (let i = 0; i < PAGE_CONCURRENCY; i++) held.push(await limiter.acquire("p"));
+    let page: ((ended?: number) => void) | null | undefined;
+    const waiting = limiter.acquire("p", Date.now(), PAGE_CONCURRENCY).then((r) => {
+      page = r;
+    });
+    // An API request still has room (EXPENSIVE_CONCURRENCY > PAGE_CONCURRENCY); the page waits.
+    const api = await limiter.acquire("p");
+    expect(api).toBeTypeOf("function");
+    await new Promise((r) => setTimeout(r, 60));
+    expect(page).toBeUndefined();
+    for (const release of held) release!();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(page).toBeUndefined();
+    api!();
+    await waiting;
+    expect(page).toBeTypeOf("function");
   });
 
   it("refuses beyond MAX_WAITING waiting, and once the account's time share is spent", async () => {

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { egm96, geoidHeight } from "../../worker/domain/geoid";
+import { EXPENSIVE_CONCURRENCY, withAccountWork } from "../../worker/middleware/accountWork";
 import { accountStreamsOf } from "../../worker/telemetry/accountStreams";
 import {
   MAX_BACKLOG_BYTES,
@@ -474,6 +475,34 @@ describe("GET /flight/v2/{id}/live", () => {
     const res = await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/live?ticket=${ticket}`);
     expect(res.status).toBe(200);
     expect((await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/live`)).status).toBe(401);
+  });
+
+  it("opened by a ticket, waits its turn in the account's share of expensive work", async () => {
+    const id = await flight();
+    const { ticket } = (
+      await call(`/flight/v2/${encodeURIComponent(id)}/ticket`, { method: "POST", ...as(pilot) })
+    ).json.data;
+    // The account's expensive work is all taken (EXPENSIVE_CONCURRENCY turns held)...
+    let releaseHeld!: () => void;
+    const held = new Promise<void>((resolve) => {
+      releaseHeld = resolve;
+    });
+    const holders = Array.from({ length: EXPENSIVE_CONCURRENCY }, () =>
+      withAccountWork(env, pilot.account.accountId, () => held),
+    );
+    let settled = false;
+    const page = SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/live?ticket=${ticket}`).then(
+      (res) => {
+        settled = true;
+        return res;
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    // ...so the page waits, although no API key named the account; it is served once a turn frees.
+    expect(settled).toBe(false);
+    releaseHeld();
+    await Promise.all(holders);
+    expect((await page).status).toBe(200);
   });
 });
 

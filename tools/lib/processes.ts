@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./config";
+import { type ActivitySample, INITIAL_PROBE_STATE, judgeProbe } from "./runtimeActivity";
 
 /** Child processes that benchmarks and end-to-end tests start and stop: the relay above all. */
 
@@ -116,9 +117,11 @@ export interface SuperviseOptions<T> {
   delays?: number[];
   /**
    * Supervision by health, not only by process: once the child serves, `probe` runs every
-   * `intervalMs`; after `failures` failed probes in a row (false, an error or a time-out the probe
-   * sets) the child's whole group is killed and restarted as after a crash. A process can outlive
-   * its service: wrangler kept saying "Updated and ready" after its workerd was killed.
+   * `intervalMs`; when probes fail (false, an error or a time-out the probe sets), `activity` tells
+   * a busy child from a dead or hung one (runtimeActivity.ts judgeProbe), and the child's whole
+   * group is killed and restarted as after a crash only when it is gone, hung for `failures` probes
+   * in a row, or busy without answering for BUSY_CEILING_MS. A process can outlive its service:
+   * wrangler kept saying "Updated and ready" after its workerd was killed.
    */
   health?: HealthCheck;
 }
@@ -127,6 +130,8 @@ export interface HealthCheck {
   probe: () => Promise<boolean>;
   intervalMs: number;
   failures: number;
+  /** The CPU of the processes that serve (null where it cannot be read): busy is not hung. */
+  activity?: (child: ChildProcess) => ActivitySample | null;
 }
 
 /** npm start's probes: every 500 ms, restarted after 3 failures in a row (each probe times out after 1 s). */
@@ -203,7 +208,8 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
   const watchHealth = (current: ChildProcess) => {
     const health = options.health;
     if (!health) return;
-    let failed = 0;
+    let state = INITIAL_PROBE_STATE;
+    let wasBusy = false;
     let probing = false;
     const timer = setInterval(async () => {
       if (stopping || current !== child || current.exitCode !== null || current.signalCode !== null) {
@@ -214,10 +220,21 @@ export async function supervise<T>(options: SuperviseOptions<T>): Promise<Superv
       probing = true;
       const ok = await health.probe().catch(() => false);
       probing = false;
-      failed = ok ? 0 : failed + 1;
-      if (failed < health.failures || stopping || current !== child) return;
+      const sample = health.activity?.(current) ?? null;
+      const judged = judgeProbe(state, ok, sample, health.failures);
+      if (judged.verdict === "busy" && !wasBusy)
+        options.log(`${options.name} is busy (no answer to its health probe, but it uses CPU); waiting`);
+      wasBusy = judged.verdict === "busy" || (wasBusy && judged.verdict === "waiting");
+      state = judged.state;
+      if (judged.verdict !== "restart" || stopping || current !== child) return;
       clearInterval(timer);
-      options.log(`${options.name} failed ${failed} health probes in a row; killing it to restart it`);
+      const why =
+        sample?.processes === 0
+          ? "its runtime's processes are gone"
+          : state.stalled >= health.failures
+            ? `failed ${state.stalled} health probes in a row`
+            : `has not answered its health probe for ${Math.round((Date.now() - state.failingSince!) / 1000)} s while busy`;
+      options.log(`${options.name} ${why}; killing it to restart it`);
       signalGroup(current, "SIGKILL");
     }, health.intervalMs);
     timer.unref();

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv, Bindings } from "../env";
 import { tooManyRequests } from "../lib/errors";
+import { pageAccount } from "../pages/api";
 
 /**
  * Expensive routes (large polygons, carpets, status with large buffers, briefings, evaluations) run
@@ -13,6 +14,17 @@ import { tooManyRequests } from "../lib/errors";
  */
 
 export const EXPENSIVE_CONCURRENCY = 2;
+/**
+ * Pages opened without a key (withAccountWork) start only while none of the account's expensive
+ * work runs: a flood of one page then holds the isolate one render at a time.
+ */
+export const PAGE_CONCURRENCY = 1;
+/**
+ * An expensive request with a body over this many bytes (about 2,500 positions of a polygon) is of
+ * the heaviest class and also runs 1 at once per account: four 10,000-position plans at once had
+ * raised another account's p50 5×, one synchronous check after another.
+ */
+export const HEAVY_BODY_BYTES = 64 * 1024;
 export const EXPENSIVE_SHARE = 0.5;
 export const EXPENSIVE_BURST_MS = 5_000;
 export const MAX_WAITING = 32;
@@ -55,14 +67,20 @@ export const WAIT_POLL_MS = 25;
 export class WorkLimiter {
   private readonly accounts = new Map<string, AccountWork>();
 
-  /** Waits for the account's turn; the release to call when the work ends, or null when refused. */
-  async acquire(accountId: string, now = Date.now()): Promise<((ended?: number) => void) | null> {
+  /**
+   * Waits for the account's turn (fewer than `atOnce` of its expensive requests running, and time
+   * left in its share); the release to call when the work ends, or null when refused.
+   */
+  async acquire(
+    accountId: string,
+    now = Date.now(),
+    atOnce = EXPENSIVE_CONCURRENCY,
+  ): Promise<((ended?: number) => void) | null> {
     let work = this.refill(accountId, now);
     const deadline = now + MAX_WAIT_MS;
-    while (work.running >= EXPENSIVE_CONCURRENCY || work.budgetMs <= 0) {
+    while (work.running >= atOnce || work.budgetMs <= 0) {
       if (work.waiting >= MAX_WAITING) return null;
-      const waitMs =
-        work.running >= EXPENSIVE_CONCURRENCY ? deadline - Date.now() : -work.budgetMs / EXPENSIVE_SHARE;
+      const waitMs = work.running >= atOnce ? deadline - Date.now() : -work.budgetMs / EXPENSIVE_SHARE;
       if (Date.now() + waitMs > deadline || waitMs <= 0) return null;
       work.waiting++;
       try {
@@ -104,20 +122,39 @@ export class WorkLimiter {
 
 const limiter = new WorkLimiter();
 
-/** After the API key: holds an expensive request until its account's turn. */
-export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
-  const account = c.get("account");
+/**
+ * Runs `work` in `accountId`'s share of expensive work, starting while fewer than `atOnce` of the
+ * account's expensive requests run: what no API key names, such as a page opened by a ticket or a
+ * deep link (PAGE_CONCURRENCY), whose account is known only once the route has verified it.
+ * The work must not wait on an expensive API call of the same account (it would hold a turn while
+ * waiting for another).
+ */
+export async function withAccountWork<T>(
+  env: Bindings,
+  accountId: string,
+  work: () => Promise<T>,
+  atOnce = PAGE_CONCURRENCY,
+): Promise<T> {
   // ACCOUNT_WORK_LIMIT=off: a benchmark measuring one account's throughput, not its fair share.
-  if (!account || c.env.ACCOUNT_WORK_LIMIT === "off" || !isExpensive(c.req.method, c.req.path)) return next();
-  const release = await limiter.acquire(account.id);
+  if (env.ACCOUNT_WORK_LIMIT === "off") return work();
+  const release = await limiter.acquire(accountId, Date.now(), atOnce);
   if (!release)
     throw tooManyRequests(
-      `This account's expensive requests are over their share (${EXPENSIVE_CONCURRENCY} at once, ${EXPENSIVE_SHARE * 100} % of the time)`,
-      limiter.retryAfterSeconds(account.id),
+      `This account's expensive requests are over their share (${atOnce} at once, ${EXPENSIVE_SHARE * 100} % of the time)`,
+      limiter.retryAfterSeconds(accountId),
     );
   try {
-    await next();
+    return await work();
   } finally {
     release();
   }
+}
+
+/** After the API key: holds an expensive request until its account's turn. */
+export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
+  const account = c.get("account");
+  if (!account || !isExpensive(c.req.method, c.req.path)) return next();
+  // Not a page's own API call: the page already holds the account's one turn of its class.
+  const heavy = !pageAccount(c.env) && Number(c.req.header("content-length") ?? 0) > HEAVY_BODY_BYTES;
+  await withAccountWork(c.env, account.id, next, heavy ? 1 : EXPENSIVE_CONCURRENCY);
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
+import { withAccountWork } from "../middleware/accountWork";
 import { renderBriefingPage } from "../pages/briefing";
 import { flightBriefing } from "../services/evaluation";
 import { watcher } from "./live";
@@ -32,13 +33,15 @@ const briefingPageRoute = createRoute({
 /** The briefing page reads the flight as the live page does: same ticket, same readers. */
 export const briefingPageRoutes = createRouter().openapi(briefingPageRoute, async (c) => {
   const { flight } = await watcher(c, c.req.valid("param").flight_id);
-  const briefing = await flightBriefing(c.var.db, flight, Date.now());
+  // Opened by a ticket, the evaluation runs in the flight's account's share of expensive work.
+  const page = await withAccountWork(c.env, flight.accountId, async () =>
+    renderBriefingPage(flight.id, await flightBriefing(c.var.db, flight, Date.now())),
+  );
   c.header(
     "Content-Security-Policy",
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   );
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");
-  const page = await renderBriefingPage(flight.id, briefing);
   return c.html(page, 200) as never;
 });

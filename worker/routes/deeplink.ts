@@ -9,6 +9,7 @@ import type { AppEnv, Bindings } from "../env";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
+import { withAccountWork } from "../middleware/accountWork";
 import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
@@ -144,6 +145,21 @@ async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" |
   if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
   const { link } = opened;
   takeAccountPageRequest(c.env, link.account.id);
+  // The whole page runs in the link's account's share of expensive work, 1 at once (PAGE_CONCURRENCY):
+  // its API calls take a second turn of the 2 (EXPENSIVE_CONCURRENCY), so they never wait on a page.
+  return withAccountWork(c.env, link.account.id, () =>
+    answerOpenedPage(c, apiFetch, mode, link, url, acceptLanguage),
+  );
+}
+
+async function answerOpenedPage(
+  c: Context<AppEnv>,
+  apiFetch: ApiFetch,
+  mode: "show" | "submit",
+  link: OpenedLink,
+  url: URL,
+  acceptLanguage: string | undefined,
+) {
   const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
   let signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
 

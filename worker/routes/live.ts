@@ -7,6 +7,7 @@ import { tooManyRequests } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { isoTime, parseTime } from "../lib/time";
+import { withAccountWork } from "../middleware/accountWork";
 import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
 import { liveFrame, liveMap, renderLivePage } from "../pages/live";
@@ -263,7 +264,8 @@ export const liveRoutes = createRouter()
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
-    return c.html(
+    // Opened by a ticket, the terrain and the render run in the flight's account's share of expensive work.
+    const html = await withAccountWork(c.env, flight.accountId, async () =>
       renderLivePage({
         flightId: flight.id,
         area: flight.geometry,
@@ -275,8 +277,8 @@ export const liveRoutes = createRouter()
         terrain,
         map: liveMap(flight.geometry, map),
       }),
-      200,
-    ) as never;
+    );
+    return c.html(html, 200) as never;
   });
 
 /** The caller the API-key middleware let in. */

@@ -6,6 +6,14 @@ import type { Frame } from "../domain/map/view";
 import { chunkLoader, coverage } from "../store/elevationTiles";
 
 /**
+ * The carpets of the last few frames drawn, held in the isolate (the tiles do not change while it
+ * lives): a page opened again and again for one area (a flood of one link) samples its ground once.
+ * Resolved values only: a request must not wait on a promise another request resolves.
+ */
+const RECENT_TERRAIN = 16;
+const recentTerrain = new Map<string, NonNullable<MapContext["terrain"]>>();
+
+/**
  * The ground under a map's frame from the elevation tiles in R2: the modest carpet terrainPlan
  * asks for, read through the isolate's chunk cache. Undefined where no tile meets the view, or
  * when the view is too wide to sample (the map then shows no ground rather than failing).
@@ -20,8 +28,19 @@ export async function mapTerrain(
   const sourceStep = cover.finestStep(box.minLat, box.minLng, box.maxLat, box.maxLng);
   if (sourceStep === undefined) return undefined;
   const plan = terrainPlan(frame);
+  const key = JSON.stringify([plan, sourceStep]);
+  const cached = recentTerrain.get(key);
+  if (cached) {
+    // Most recently used last: the oldest is dropped first.
+    recentTerrain.delete(key);
+    recentTerrain.set(key, cached);
+    return cached;
+  }
   try {
-    return { plan, carpet: await sampleCarpet(cover, plan, chunkLoader(bucket)), sourceStep };
+    const terrain = { plan, carpet: await sampleCarpet(cover, plan, chunkLoader(bucket)), sourceStep };
+    recentTerrain.set(key, terrain);
+    if (recentTerrain.size > RECENT_TERRAIN) recentTerrain.delete(recentTerrain.keys().next().value!);
+    return terrain;
   } catch (err) {
     console.warn(JSON.stringify({ level: "warn", message: "map terrain not sampled", error: String(err) }));
     return undefined;
