@@ -68,7 +68,7 @@ export interface PageRequest {
 
 const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
 
-export function pageSources(env: Bindings): PageSources {
+function pageSources(env: Bindings): PageSources {
   return {
     vectorBasemap: basemapConfig(env) !== undefined,
     imageSources: mapImageSources(mapBasemap(env)),
