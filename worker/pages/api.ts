@@ -1,5 +1,6 @@
 import type { Account, Bindings } from "../env";
 import type { FieldError } from "../lib/jsend";
+import type { ApiAnswer, PageApiClient } from "../services/createFlightFlow";
 
 const ACTING_ACCOUNT = Symbol("account the flight-creation page acts for");
 
@@ -17,16 +18,12 @@ export type ApiFetch = (
   ctx?: ExecutionContext,
 ) => Response | Promise<Response>;
 
-export type ApiAnswer<T> =
-  | { ok: true; data: T }
-  | { ok: false; status: number; message: string; errors: FieldError[] };
-
 /**
  * The page is a client of the public API, like a mobile app: it sends the same requests through the
  * same worker, in-process and as the account of the link, so plans, submission and authorizations
  * follow exactly the API's rules and errors.
  */
-export class PageApi {
+export class PageApi implements PageApiClient {
   private readonly env: Bindings;
 
   constructor(

@@ -1,76 +1,20 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { isSynthetic, SYNTHETIC_MARK, SYNTHETIC_MEANING } from "../domain/airspace/synthetic";
-import { type AltitudePreset, UNIT_LABEL, type Unit } from "../domain/deeplink/altitude";
-import type { Authorization } from "../domain/deeplink/callbacks";
+import { UNIT_LABEL } from "../domain/deeplink/altitude";
 import type { MapView } from "../domain/deeplink/mapView";
 import { authorizationStep, VERDICT_TEXT, verdictOf } from "../domain/deeplink/nextSteps";
 import { pick1Groups, type RulesetChoice } from "../domain/deeplink/rulesets";
 import type { FieldError } from "../lib/jsend";
-import type { PageSignIn } from "../services/pageSignIn";
-import type { FlightPages } from "./createFlightFlow";
+import {
+  DURATIONS_MINUTES,
+  type FlightCreatedModel,
+  OPTIONAL_FIELD,
+  type PageModel,
+  PICK1_FIELD,
+  START_OFFSETS_MINUTES,
+} from "../services/createFlightFlow";
 import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
-
-/** The advisory fields the page shows (spec 2.5). */
-export interface PageAdvisory {
-  id: string;
-  name: string;
-  type: string;
-  color: string;
-  latitude: number;
-  longitude: number;
-  /** `source` and `facility_map_source`: `synthetic` for generated data, which the page marks. */
-  properties?: Record<string, unknown>;
-}
-
-/** Form field names: one radio group per jurisdiction's pick1 rulesets, one checkbox list of optional ones. */
-export const PICK1_FIELD = "pick1-";
-export const OPTIONAL_FIELD = "ruleset";
-
-export const START_OFFSETS_MINUTES = [0, 15, 30, 60, 120, 240];
-export const DURATIONS_MINUTES = [15, 30, 60, 120, 240];
-
-export interface FormState {
-  altitudeMeters: number;
-  /** As typed, in the pilot's unit; only Path and Point flights have one. */
-  buffer?: string;
-  /** The buffer for the API, in meters: the typed one when usable, else the link's. */
-  bufferMeters?: number;
-  selected: string[];
-  startOffset: number;
-  duration: number;
-}
-
-export interface PageModel {
-  appName: string;
-  action: string;
-  unit: Unit;
-  otherUnitUrl: string;
-  geometryType: "Polygon" | "LineString" | "Point";
-  map: MapView;
-  color?: string;
-  advisories: PageAdvisory[];
-  advisoryNote?: string;
-  rulesets: RulesetChoice[];
-  rulesetNote?: string;
-  altitudePresets: AltitudePreset[];
-  form: FormState;
-  errors: FieldError[];
-  returnTo?: string;
-  /** Who creates the flight: a pilot signed in by a grant or the provider; never a typed id. */
-  signIn: PageSignIn;
-}
-
-/** The result page: the flight, its authorizations and where the pilot goes next. */
-export interface FlightCreatedModel {
-  appName: string;
-  flightId: string;
-  authorizations: Authorization[];
-  /** The live page and briefing, by ticket; absent when none could be issued. */
-  pages?: FlightPages;
-  /** The link's callback with the flight and its authorizations: back to the app. */
-  returnUrl?: string;
-}
 
 /**
  * The contract has the page return to the app's callback once the flight exists; a browser first

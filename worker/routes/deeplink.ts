@@ -1,11 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import { callbackRedirect } from "../domain/deeplink/callbacks";
-import { mapFrame } from "../domain/deeplink/mapView";
-import { completeSelection, initialSelection, selectionProblem } from "../domain/deeplink/rulesets";
-import type { Polygon } from "../domain/geojson";
-import type { AppEnv, Bindings } from "../env";
+import type { AppEnv } from "../env";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
@@ -14,32 +10,19 @@ import { takeAccountPageRequest } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
-import {
-  areaOf,
-  createFlight,
-  initialForm,
-  loadAirspace,
-  loadMapContext,
-  type OpenedLink,
-  openLink,
-  pageModel,
-  readForm,
-} from "../pages/createFlightFlow";
 import { mapPageSources } from "../pages/map/vectorBasemap";
-import { basemapConfig } from "../services/basemap";
-import { flightCreationLink, registerCallbackPrefix } from "../services/deeplinks";
-import { pageKeyId } from "../services/liveAccess";
-import { mapBasemap, mapImageSources, mapTerrain } from "../services/mapTerrain";
 import {
-  finishProviderSignIn,
-  issueLinkGrant,
-  type PageSignIn,
-  pageSignIn,
-  redeemForToken,
-  SIGN_IN_PATH,
-  SIGNED_IN_PATH,
-  startProviderSignIn,
-} from "../services/pageSignIn";
+  type CreateFlightPageAnswer,
+  finishPageSignIn,
+  type PageRequest,
+  type PageSignInAnswer,
+  type PageSources,
+  showCreateFlightPage,
+  startPageSignIn,
+  submitCreateFlightPage,
+} from "../services/createFlightPage";
+import { flightCreationLink, registerCallbackPrefix } from "../services/deeplinks";
+import { SIGN_IN_PATH, SIGNED_IN_PATH } from "../services/pageSignIn";
 import { listCallbackPrefixes } from "../store/callbacks";
 
 const LinkRequest = z
@@ -102,8 +85,6 @@ const addCallback = createRoute({
   responses: responses(CallbackPrefix, "The prefix as stored (normalized)"),
 });
 
-const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
-
 export const deeplinkRoutes = createRouter()
   .openapi(createFlightLink, async (c) => {
     const origin = new URL(c.req.url).origin;
@@ -132,194 +113,83 @@ const PAGE_PATH = "/create_flight/v1";
  */
 export function createFlightPageRoutes(apiFetch: ApiFetch) {
   return createRouter()
-    .get(PAGE_PATH, (c) => answerPage(c, apiFetch, "show"))
-    .post(PAGE_PATH, (c) => answerPage(c, apiFetch, "submit"))
-    .get(SIGN_IN_PATH, startSignIn)
-    .get(SIGNED_IN_PATH, finishSignIn);
+    .get(PAGE_PATH, async (c) =>
+      answerPage(c, await showCreateFlightPage(c.env, c.var.db, pageRequest(c, apiFetch))),
+    )
+    .post(PAGE_PATH, async (c) =>
+      answerPage(
+        c,
+        await submitCreateFlightPage(c.env, c.var.db, pageRequest(c, apiFetch), () =>
+          c.req.parseBody({ all: true }),
+        ),
+      ),
+    )
+    .get(SIGN_IN_PATH, async (c) => {
+      const url = new URL(c.req.url);
+      return answerSignIn(c, await startPageSignIn(c.env, c.var.db, url, c.req.header("accept-language")));
+    })
+    .get(SIGNED_IN_PATH, async (c) => {
+      const q = (name: string) => c.req.query(name) || undefined;
+      const params = {
+        state: q("state"),
+        code: q("code"),
+        error: q("error"),
+        errorDescription: q("error_description"),
+      };
+      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, new URL(c.req.url).origin));
+    });
 }
 
-async function answerPage(c: Context<AppEnv>, apiFetch: ApiFetch, mode: "show" | "submit") {
+/** The page's request: its address and language, and the API it calls in the link's account's name. */
+function pageRequest(c: Context<AppEnv>, apiFetch: ApiFetch): PageRequest {
   const url = new URL(c.req.url);
   const acceptLanguage = c.req.header("accept-language");
-  const opened = await openLink(c.var.db, url.searchParams, acceptLanguage, isDevelopment(c.env));
-  if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
-  const { link } = opened;
-  takeAccountPageRequest(c.env, link.account.id);
-  // The whole page runs in the link's account's share of expensive work, 1 at once (PAGE_CONCURRENCY):
-  // its API calls take a second turn of the 2 (EXPENSIVE_CONCURRENCY), so they never wait on a page.
-  return withAccountWork(c.env, link.account.id, () =>
-    answerOpenedPage(c, apiFetch, mode, link, url, acceptLanguage),
-  );
+  return {
+    url,
+    acceptLanguage,
+    apiFor: (account) => {
+      // Counted once the link named its account, before the page calls the API for it.
+      takeAccountPageRequest(c.env, account.id);
+      return new PageApi(apiFetch, c.env, account, url.origin, acceptLanguage);
+    },
+    waitUntil: (work) => c.executionCtx.waitUntil(work),
+    // Its API calls take the account's second turn (EXPENSIVE_CONCURRENCY), so they never wait on the page.
+    withinShare: (accountId, work) => withAccountWork(c.env, accountId, work),
+  };
 }
 
-async function answerOpenedPage(
-  c: Context<AppEnv>,
-  apiFetch: ApiFetch,
-  mode: "show" | "submit",
-  link: OpenedLink,
-  url: URL,
-  acceptLanguage: string | undefined,
-) {
-  const api = new PageApi(apiFetch, c.env, actingAccount(link), url.origin, acceptLanguage);
-  let signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
-
-  if (mode === "show") {
-    const form = initialForm(link);
-    const area = areaOf(link, form);
-    const [airspace, context] = await Promise.all([
-      loadAirspace(api, area, (rulesets) => initialSelection(rulesets, link.request.rulesetIds)),
-      mapContextWithGround(c, area, form),
-    ]);
+async function answerPage(c: Context<AppEnv>, answer: CreateFlightPageAnswer) {
+  if (answer.kind === "problem")
+    return page(c, await renderLinkProblem(answer.problems), 400, answer.sources);
+  if (answer.kind === "form")
     return page(
       c,
-      await renderCreateFlight(pageModel(link, form, airspace, area, url, [], signIn, context)),
-      200,
+      await renderCreateFlight(answer.model),
+      answer.model.errors.length > 0 ? 400 : 200,
+      answer.sources,
     );
-  }
-
-  const body = await c.req.parseBody({ all: true });
-  const { form, errors } = readForm(link, body);
-  const area = areaOf(link, form);
-  const airspace = await loadAirspace(api, area, () => form.selected);
-  let pageUrl = url;
-  if (body.action !== "preview") {
-    // A typed user id never names the pilot: only the link's grant (from the builder or a sign-in).
-    if (signIn.kind !== "grant") errors.unshift({ name: "sign_in", message: signInProblem(signIn) });
-    if (!airspace.rulesetsLoaded) {
-      errors.push({
-        name: "form",
-        message: "The flight cannot be created while the rulesets cannot be loaded; try again",
-      });
-    }
-    const problem = selectionProblem(airspace.rulesets, form.selected);
-    if (problem) errors.push({ name: "rulesets", message: problem });
-    if (errors.length === 0) {
-      const redeemed = await redeemForToken(c.env, c.var.db, link.account.id, url.searchParams.get("grant")!);
-      if (!redeemed) {
-        signIn = await pageSignIn(c.env, c.var.db, link.account.id, url.searchParams);
-        errors.push({ name: "sign_in", message: signInProblem(signIn) });
-      } else {
-        const created = await createFlight(
-          api,
-          link,
-          form,
-          completeSelection(airspace.rulesets, form.selected),
-          redeemed.token,
-        );
-        if (created.ok) {
-          // The pilot reads what happens next, then returns to the app through the callback.
-          const callback = link.request.callbackUrl;
-          const result = {
-            appName: link.account.name,
-            flightId: created.flightId,
-            authorizations: created.authorizations,
-            pages: created.pages,
-            returnUrl: callback && callbackRedirect(callback, created.flightId, created.authorizations),
-          };
-          // A client that asks for no page follows the contract's redirect to the callback at once.
-          if (result.returnUrl && !acceptsHtml(c.req.header("Accept")))
-            return c.redirect(result.returnUrl, 303);
-          return page(c, await renderFlightCreated(result), 200);
-        }
-        errors.push(...created.errors);
-        // The grant is spent: the pilot corrects the form under a fresh one for the same pilot.
-        const { grant } = await issueLinkGrant(c.var.db, link.account.id, redeemed.pilotId);
-        pageUrl = new URL(url);
-        pageUrl.searchParams.set("grant", grant);
-      }
-    }
-  }
-  const model = pageModel(
-    link,
-    form,
-    airspace,
-    area,
-    pageUrl,
-    errors,
-    signIn,
-    await mapContextWithGround(c, area, form),
-  );
-  return page(c, await renderCreateFlight(model), errors.length > 0 ? 400 : 200);
+  // A client that asks for no page follows the contract's redirect to the callback at once.
+  if (answer.result.returnUrl && !acceptsHtml(c.req.header("Accept")))
+    return c.redirect(answer.result.returnUrl, 303);
+  return page(c, await renderFlightCreated(answer.result), 200, answer.sources);
 }
 
-function signInProblem(signIn: PageSignIn): string {
-  if (signIn.kind === "provider") return "sign in first: the flight is created only for a signed-in pilot";
-  if (signIn.kind === "grantUsed") return "this link's sign-in has been used or has expired";
-  return "this application has not set up pilot sign-in: no flight can be created here";
-}
-
-/** Sends the pilot to the account's provider (authorization code + PKCE). */
-async function startSignIn(c: Context<AppEnv>) {
-  const url = new URL(c.req.url);
-  const opened = await openLink(
-    c.var.db,
-    url.searchParams,
-    c.req.header("accept-language"),
-    isDevelopment(c.env),
-  );
-  if (!opened.ok) return page(c, await renderLinkProblem(opened.problems), 400);
-  const started = await startProviderSignIn(
-    c.env,
-    c.var.db,
-    opened.link.account.id,
-    url.searchParams,
-    url.origin,
-  );
-  if (!started.ok)
-    return page(c, await renderLinkProblem([{ name: "sign_in", message: started.problem }]), 400);
+async function answerSignIn(c: Context<AppEnv>, answer: PageSignInAnswer) {
+  if (answer.kind === "problem")
+    return page(c, await renderLinkProblem(answer.problems), 400, answer.sources);
   c.header("Cache-Control", "no-store");
-  return c.redirect(started.redirect, 303);
-}
-
-/** The provider's answer: back to the link's page with a grant for the pilot who signed in. */
-async function finishSignIn(c: Context<AppEnv>) {
-  const q = (name: string) => c.req.query(name) || undefined;
-  const params = {
-    state: q("state"),
-    code: q("code"),
-    error: q("error"),
-    errorDescription: q("error_description"),
-  };
-  const finished = await finishProviderSignIn(c.env, c.var.db, params, new URL(c.req.url).origin);
-  if (!finished.ok)
-    return page(c, await renderLinkProblem([{ name: "sign_in", message: finished.problem }]), 400);
-  c.header("Cache-Control", "no-store");
-  return c.redirect(finished.redirect, 303);
-}
-
-/** The map's context from the embedded data and its ground from the elevation tiles, read together. */
-async function mapContextWithGround(
-  c: Context<AppEnv>,
-  area: Polygon,
-  form: Parameters<typeof loadMapContext>[2],
-) {
-  const [context, terrain] = await Promise.all([
-    loadMapContext(c.var.db, area, form),
-    mapTerrain(c.env.ELEVATION, mapFrame(area), (p) => c.executionCtx.waitUntil(p)),
-  ]);
-  return {
-    ...context,
-    terrain,
-    basemap: mapBasemap(c.env),
-    vectorBasemap: basemapConfig(c.env) !== undefined,
-  };
-}
-
-/** The account as the API sees it when the page calls in its name (no key: the page has none). */
-function actingAccount(link: OpenedLink) {
-  const { id, publicId, name, rateLimitPerMinute } = link.account;
-  return { id, publicId, name, rateLimitPerMinute, keyId: pageKeyId(publicId) };
+  return c.redirect(answer.location, 303);
 }
 
 /**
  * No scripts, no framing, no referrer; forms post only here (the way back to the app's callback is
  * a link the pilot follows from the result page).
  */
-async function page(c: Context<AppEnv>, html: string, status: 200 | 400) {
-  const map = await mapPageSources(basemapConfig(c.env) !== undefined, "none");
+async function page(c: Context<AppEnv>, html: string, status: 200 | 400, sources: PageSources) {
+  const map = await mapPageSources(sources.vectorBasemap, "none");
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${mapImageSources(mapBasemap(c.env))}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${sources.imageSources}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");

@@ -1,4 +1,5 @@
 import {
+  type AltitudePreset,
   altitudePresets,
   displayDistance,
   roundCentimeters,
@@ -16,27 +17,99 @@ import {
   linkFieldsFromQuery,
   MAX_BUFFER_METERS,
 } from "../domain/deeplink/link";
-import { mapFrame, mapView, takeoffPoint } from "../domain/deeplink/mapView";
+import { type MapView, mapFrame, mapView, takeoffPoint } from "../domain/deeplink/mapView";
 import { completeSelection, type RulesetChoice } from "../domain/deeplink/rulesets";
 import { flightArea } from "../domain/flightArea";
 import type { Polygon } from "../domain/geojson";
 import type { MapContext } from "../domain/map/layers";
 import type { Db } from "../env";
 import type { FieldError } from "../lib/jsend";
-import type { PageSignIn } from "../services/pageSignIn";
 import { findLinkAccount } from "../store/callbacks";
 import { findFirstPartyAccount, type LinkAccount } from "../store/firstPartyAccount";
 import { mapContext } from "../store/mapContext";
-import type { PageApi } from "./api";
-import {
-  DURATIONS_MINUTES,
-  type FormState,
-  OPTIONAL_FIELD,
-  type PageAdvisory,
-  type PageModel,
-  PICK1_FIELD,
-  START_OFFSETS_MINUTES,
-} from "./createFlight";
+import type { PageSignIn } from "./pageSignIn";
+
+/** What the public API answers the page: its data, or its refusal in words and fields. */
+export type ApiAnswer<T> =
+  | { ok: true; data: T }
+  | { ok: false; status: number; message: string; errors: FieldError[] };
+
+/**
+ * The public API as the page calls it, in-process and in the name of the link's account (pages/api's
+ * `PageApi`): the page is a client like a mobile app, so it follows exactly the API's rules.
+ */
+export interface PageApiClient {
+  post<T>(path: string, body: unknown, token?: string): Promise<ApiAnswer<T>>;
+  get<T>(path: string, token?: string): Promise<ApiAnswer<T>>;
+}
+
+/** The advisory fields the page shows (spec 2.5). */
+export interface PageAdvisory {
+  id: string;
+  name: string;
+  type: string;
+  color: string;
+  latitude: number;
+  longitude: number;
+  /** `source` and `facility_map_source`: `synthetic` for generated data, which the page marks. */
+  properties?: Record<string, unknown>;
+}
+
+/** Form field names: one radio group per jurisdiction's pick1 rulesets, one checkbox list of optional ones. */
+export const PICK1_FIELD = "pick1-";
+export const OPTIONAL_FIELD = "ruleset";
+
+export const START_OFFSETS_MINUTES = [0, 15, 30, 60, 120, 240];
+export const DURATIONS_MINUTES = [15, 30, 60, 120, 240];
+
+export interface FormState {
+  altitudeMeters: number;
+  /** As typed, in the pilot's unit; only Path and Point flights have one. */
+  buffer?: string;
+  /** The buffer for the API, in meters: the typed one when usable, else the link's. */
+  bufferMeters?: number;
+  selected: string[];
+  startOffset: number;
+  duration: number;
+}
+
+export interface PageModel {
+  appName: string;
+  action: string;
+  unit: Unit;
+  otherUnitUrl: string;
+  geometryType: "Polygon" | "LineString" | "Point";
+  map: MapView;
+  color?: string;
+  advisories: PageAdvisory[];
+  advisoryNote?: string;
+  rulesets: RulesetChoice[];
+  rulesetNote?: string;
+  altitudePresets: AltitudePreset[];
+  form: FormState;
+  errors: FieldError[];
+  returnTo?: string;
+  /** Who creates the flight: a pilot signed in by a grant or the provider; never a typed id. */
+  signIn: PageSignIn;
+}
+
+/** The result page: the flight, its authorizations and where the pilot goes next. */
+export interface FlightCreatedModel {
+  appName: string;
+  flightId: string;
+  authorizations: Authorization[];
+  /** The live page and briefing, by ticket; absent when none could be issued. */
+  pages?: FlightPages;
+  /** The link's callback with the flight and its authorizations: back to the app. */
+  returnUrl?: string;
+}
+
+/** The flight's own pages, opened by one ticket (as POST /flight/v2/{id}/ticket issues it) until `expiresAt`. */
+export interface FlightPages {
+  liveUrl: string;
+  briefingUrl: string;
+  expiresAt: string;
+}
 
 export interface OpenedLink {
   account: LinkAccount;
@@ -98,7 +171,7 @@ export function initialForm(link: OpenedLink): Omit<FormState, "selected"> {
   };
 }
 
-type FormBody = Record<string, string | File | (string | File)[]>;
+export type FormBody = Record<string, string | File | (string | File)[]>;
 
 /** The pilot's submitted form, with a message for every field that cannot be used. */
 export function readForm(link: OpenedLink, body: FormBody): { form: FormState; errors: FieldError[] } {
@@ -170,7 +243,7 @@ export interface Airspace {
 
 /** Rulesets that apply to the area, then the advisories under the chosen ones, from the public API. */
 export async function loadAirspace(
-  api: PageApi,
+  api: PageApiClient,
   area: Polygon,
   chosen: (rulesets: RulesetChoice[]) => string[],
 ): Promise<Airspace & { selected: string[] }> {
@@ -288,20 +361,13 @@ function pageErrors(answer: { message: string; errors: FieldError[] }): FieldErr
   );
 }
 
-/** The flight's own pages, opened by one ticket (as POST /flight/v2/{id}/ticket issues it) until `expiresAt`. */
-export interface FlightPages {
-  liveUrl: string;
-  briefingUrl: string;
-  expiresAt: string;
-}
-
 /**
  * Creates and submits the plan through the API as the signed-in pilot (`token`, from the link's
  * grant), and reads back the flight's authorizations and a ticket to its live page and briefing
  * (none when the ticket is refused: the flight stands all the same).
  */
 export async function createFlight(
-  api: PageApi,
+  api: PageApiClient,
   link: OpenedLink,
   form: FormState,
   rulesets: string[],
