@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  EXPENSIVE_BURST_MS,
   EXPENSIVE_CONCURRENCY,
+  EXPENSIVE_SHARE,
+  HEAVY_CHARGE,
   isExpensive,
   MAX_WAITING,
   PAGE_CONCURRENCY,
@@ -65,5 +68,17 @@ describe("per-account limits of expensive work", () => {
     release(Date.now() + 30_000);
     expect(await spent.acquire("d")).toBeNull();
     expect(spent.retryAfterSeconds("d")).toBeGreaterThan(10);
+  });
+
+  it("charges pages and the heaviest class HEAVY_CHARGE times their time against the share", async () => {
+    const limiter = new WorkLimiter();
+    const started = Date.now();
+    // Half the burst of plain work leaves room; the same time charged at HEAVY_CHARGE spends it.
+    (await limiter.acquire("plain", started))!(started + EXPENSIVE_BURST_MS / 2);
+    expect(limiter.retryAfterSeconds("plain")).toBe(1);
+    const heavy = (await limiter.acquire("heavy", started, 1, HEAVY_CHARGE))!;
+    heavy(started + EXPENSIVE_BURST_MS / 2);
+    const owedMs = (EXPENSIVE_BURST_MS / 2) * HEAVY_CHARGE - EXPENSIVE_BURST_MS;
+    expect(limiter.retryAfterSeconds("heavy")).toBeCloseTo(owedMs / EXPENSIVE_SHARE / 1000, 0);
   });
 });
