@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { IMMUTABLE } from "../../tools/lib/staticAssets";
 import { MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "../../worker/pages/map/assets";
 import { type Browser, browserAvailable, launch } from "./chromium";
-import { differingShare } from "./pixels";
+import { differingShare, sharesNear } from "./pixels";
 
 /**
  * The vector basemap in Chromium over Jacksboro: npm start loads the embedded archive (Natural
@@ -82,37 +82,25 @@ async function canvasShares(page: Page): Promise<{ differing: number; earth: num
   await page.evaluate(() => {
     (document.querySelector(".vector-basemap-holder > svg") as SVGElement).style.visibility = "hidden";
   });
-  const png = (await holder.screenshot()).toString("base64");
+  const png = await holder.screenshot();
   await page.evaluate(() => {
     (document.querySelector(".vector-basemap-holder > svg") as SVGElement).style.visibility = "";
   });
-  return page.evaluate(
-    async ({ png, earth }) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${png}`;
-      await img.decode();
-      const canvas = document.createElement("canvas");
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      const ctx = canvas.getContext("2d")!;
-      ctx.drawImage(img, 0, 0);
-      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-      const rgb = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-      const section = getComputedStyle(document.querySelector("section") ?? document.body).backgroundColor;
-      const background = (section.match(/\d+/g) ?? ["255", "255", "255"]).slice(0, 3).map(Number);
-      const land = rgb(earth);
-      const near = (i: number, c: number[]) => c.every((v, k) => Math.abs(data[i + k]! - v) <= 6);
-      let differing = 0;
-      let onLand = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        if (!near(i, background)) differing++;
-        if (near(i, land)) onLand++;
-      }
-      const pixels = data.length / 4;
-      return { differing: differing / pixels, earth: onLand / pixels };
-    },
-    { png, earth: LIGHT.earth },
-  );
+  const background = await page.evaluate(() => {
+    const section = getComputedStyle(document.querySelector("section") ?? document.body).backgroundColor;
+    return (section.match(/\d+/g) ?? ["255", "255", "255"]).slice(0, 3).map(Number) as [
+      number,
+      number,
+      number,
+    ];
+  });
+  const land = [1, 3, 5].map((i) => Number.parseInt(LIGHT.earth.slice(i, i + 2), 16)) as [
+    number,
+    number,
+    number,
+  ];
+  const [onBackground, onLand] = await sharesNear(page, png, [background, land], 6);
+  return { differing: 1 - onBackground!, earth: onLand! };
 }
 
 describe.skipIf(!available)("the vector basemap in Chromium", () => {

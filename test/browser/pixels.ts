@@ -4,15 +4,21 @@ import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { ROOT } from "../../tools/lib/config";
 
+/** A colour to count pixels near: [r, g, b], or the image's most common colour (its background). */
+export type PixelColour = [number, number, number] | "most common";
+
 /**
- * Pixel counts of an element's screenshot, decoded by the page itself (an <img> of the PNG drawn
- * on a canvas): the share of pixels that differ from the element's most common colour (its
- * background) by more than `tolerance` in a channel.
+ * Pixel counts of a PNG screenshot, decoded by the page itself (an <img> drawn on a canvas): for
+ * each colour, the share of pixels within `tolerance` of it in every channel.
  */
-export async function differingShare(page: Page, element: Locator, tolerance = 10): Promise<number> {
-  const png = (await element.screenshot()).toString("base64");
+export async function sharesNear(
+  page: Page,
+  png: Buffer,
+  colours: PixelColour[],
+  tolerance: number,
+): Promise<number[]> {
   return page.evaluate(
-    async ({ png, tolerance }) => {
+    async ({ png, colours, tolerance }) => {
       const img = new Image();
       img.src = `data:image/png;base64,${png}`;
       await img.decode();
@@ -22,21 +28,35 @@ export async function differingShare(page: Page, element: Locator, tolerance = 1
       const ctx = canvas.getContext("2d")!;
       ctx.drawImage(img, 0, 0);
       const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-      const counts = new Map<number, number>();
-      for (let i = 0; i < data.length; i += 4) {
-        const key = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
-      const [background] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
-      const bg = [(background >> 16) & 255, (background >> 8) & 255, background & 255];
-      let differing = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        if (bg.some((v, k) => Math.abs(data[i + k]! - v) > tolerance)) differing++;
-      }
-      return differing / (data.length / 4);
+      const mostCommon = () => {
+        const counts = new Map<number, number>();
+        for (let i = 0; i < data.length; i += 4) {
+          const key = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        const [key] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+        return [(key >> 16) & 255, (key >> 8) & 255, key & 255];
+      };
+      const pixels = data.length / 4;
+      return colours.map((colour) => {
+        const rgb = colour === "most common" ? mostCommon() : colour;
+        let near = 0;
+        for (let i = 0; i < data.length; i += 4)
+          if (rgb.every((v, k) => Math.abs(data[i + k]! - v) <= tolerance)) near++;
+        return near / pixels;
+      });
     },
-    { png, tolerance },
+    { png: png.toString("base64"), colours, tolerance },
   );
+}
+
+/**
+ * The share of an element's pixels that differ from its most common colour (its background) by
+ * more than `tolerance` in a channel.
+ */
+export async function differingShare(page: Page, element: Locator, tolerance = 10): Promise<number> {
+  const [background] = await sharesNear(page, await element.screenshot(), ["most common"], tolerance);
+  return 1 - background!;
 }
 
 /**

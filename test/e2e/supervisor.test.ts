@@ -17,6 +17,7 @@ import {
   supervise,
 } from "../../tools/lib/processes";
 import { freePort } from "./services";
+import { superviseTestFront } from "./supervisedFront";
 
 /** npm start's supervision (tools/lib/processes.ts supervise) of a real relay process. */
 
@@ -25,24 +26,7 @@ afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
 describe("supervision by health", () => {
   it("kills and restarts a child that lives on but stops answering its probe", async () => {
-    const port = await freePort();
-    // A server that answers /health; SIGSTOP leaves the process alive and silent, like workerd behind wrangler.
-    const server = `require("node:http").createServer((q, r) => r.end("ok")).listen(${port}, "127.0.0.1", () => console.log("up"))`;
-    const logs: string[] = [];
-    const ready: number[] = [];
-    const supervised = await supervise({
-      name: "front",
-      spawn: () =>
-        spawn(process.execPath, ["-e", server], { stdio: ["ignore", "pipe", "inherit"], detached: true }),
-      ready: (child) =>
-        new Promise<void>((resolve, reject) => {
-          child.stdout?.once("data", () => resolve());
-          child.once("exit", () => reject(new Error("exited")));
-        }),
-      log: (line) => logs.push(line),
-      onReady: (_info, child) => ready.push(child.pid!),
-      health: { probe: httpProbe(`http://127.0.0.1:${port}/health`), intervalMs: 200, failures: 3 },
-    });
+    const { port, logs, ready, supervised } = await superviseTestFront();
     try {
       const stoppedAt = Date.now();
       process.kill(supervised.child.pid!, "SIGSTOP");

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { httpProbe, supervise } from "../../tools/lib/processes";
+import { httpProbe } from "../../tools/lib/processes";
 import {
   type ActivitySample,
   BUSY_CEILING_MS,
@@ -10,7 +10,7 @@ import {
   parseStat,
   readGroupActivity,
 } from "../../tools/lib/runtimeActivity";
-import { freePort } from "../e2e/services";
+import { superviseTestFront } from "../e2e/supervisedFront";
 
 /** Runs judgeProbe over probes 500 ms apart: [answered, processes, cpuTicks] each; the verdicts. */
 function judgeAll(probes: [answered: boolean, processes: number, cpuTicks: number][], failures = 3) {
@@ -136,36 +136,8 @@ describe("reading /proc", () => {
 });
 
 describe.runIf(process.platform === "linux")("supervise with activity", () => {
-  /** A /health server that, on SIGUSR2, blocks its event loop for `busyMs` (a front busy with work). */
-  async function superviseFront(busyMs: number) {
-    const port = await freePort();
-    const server = `process.on("SIGUSR2", () => { const end = Date.now() + ${busyMs}; while (Date.now() < end); });
-require("node:http").createServer((q, r) => r.end("ok")).listen(${port}, "127.0.0.1", () => console.log("up"))`;
-    const logs: string[] = [];
-    const ready: number[] = [];
-    const supervised = await supervise({
-      name: "front",
-      spawn: () =>
-        spawn(process.execPath, ["-e", server], { stdio: ["ignore", "pipe", "inherit"], detached: true }),
-      ready: (child) =>
-        new Promise<void>((resolve, reject) => {
-          child.stdout?.once("data", () => resolve());
-          child.once("exit", () => reject(new Error("exited")));
-        }),
-      log: (line) => logs.push(line),
-      onReady: (_info, child) => ready.push(child.pid!),
-      health: {
-        probe: httpProbe(`http://127.0.0.1:${port}/health`),
-        intervalMs: 200,
-        failures: 3,
-        activity: (child) => readGroupActivity(child.pid!, "node"),
-      },
-    });
-    return { port, logs, ready, supervised };
-  }
-
   it("leaves a front that is busy for 4 s (CPU, no answer) alone; it answers again after", async () => {
-    const { port, logs, ready, supervised } = await superviseFront(4000);
+    const { port, logs, ready, supervised } = await superviseTestFront({ busyMs: 4000, activity: true });
     try {
       process.kill(supervised.child.pid!, "SIGUSR2");
       await new Promise((r) => setTimeout(r, 4500));

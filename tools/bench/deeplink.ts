@@ -9,7 +9,7 @@ import {
 } from "./harness";
 
 /** Three nautical miles north of McGhee Tyson: rulesets and a controlled-airspace advisory to draw. */
-const AREA = {
+export const AREA = {
   type: "Polygon",
   coordinates: [
     [

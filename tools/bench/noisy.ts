@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
 import { ROOT } from "../lib/config";
+import { AREA as DEEPLINK_AREA } from "./deeplink";
 import { planBody } from "./hardening";
 import {
   type BenchContext,
@@ -267,18 +268,7 @@ async function livePage(ctx: BenchContext, noisy: Account): Promise<Noise> {
 async function deeplinkPage(ctx: BenchContext, noisy: Account): Promise<Noise> {
   await call(ctx, noisy, "POST", "/deeplink/v1/callbacks", { url: CALLBACK });
   const { link } = await call(ctx, noisy, "POST", "/deeplink/v1/create_flight", {
-    geometry: {
-      type: "Polygon",
-      coordinates: [
-        [
-          [-83.995, 35.858],
-          [-83.99, 35.858],
-          [-83.99, 35.862],
-          [-83.995, 35.862],
-          [-83.995, 35.858],
-        ],
-      ],
-    },
+    geometry: DEEPLINK_AREA,
     altitude: 60,
     callback_url: CALLBACK,
   });

@@ -262,30 +262,22 @@ export async function loadAirspace(
   const selected = chosen(rulesets);
   const rulesetNote = rulesets.length === 0 ? "No rulesets apply to this area." : undefined;
   const advisoryRulesets = completeSelection(rulesets, selected);
-  if (advisoryRulesets.length === 0) {
-    return {
-      rulesetsLoaded: true,
-      rulesets,
-      selected,
-      rulesetNote,
-      advisories: [],
-      advisoryNote: "Choose rulesets to see the advisories that apply.",
-    };
-  }
+  // Without advisories: the rulesets as loaded, and why the list is empty.
+  const withoutAdvisories = (advisoryNote: string) => ({
+    rulesetsLoaded: true,
+    rulesets,
+    selected,
+    rulesetNote,
+    advisories: [],
+    advisoryNote,
+  });
+  if (advisoryRulesets.length === 0)
+    return withoutAdvisories("Choose rulesets to see the advisories that apply.");
   const answer = await api.post<{ color: string; advisories: PageAdvisory[] }>("/advisory/v2/airspace", {
     geometry: area,
     rulesets: advisoryRulesets.join(","),
   });
-  if (!answer.ok) {
-    return {
-      rulesetsLoaded: true,
-      rulesets,
-      selected,
-      rulesetNote,
-      advisories: [],
-      advisoryNote: `Advisories could not be loaded: ${answer.message}`,
-    };
-  }
+  if (!answer.ok) return withoutAdvisories(`Advisories could not be loaded: ${answer.message}`);
   return {
     rulesetsLoaded: true,
     rulesets,
