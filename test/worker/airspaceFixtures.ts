@@ -126,15 +126,12 @@ export const JUNE_2030 = "2030-06-01T15:00:00.000000Z";
 /** The FAA's Class B/C/D shelves of the embedded default (data/airspace), read once per test file. */
 export const faaShelves = parseFaaClassPrimitives(faaClassPrimitives).features;
 
-/**
- * SFO's real Class B (its 17 shelves, from the FAA's file) and its generated facility map, as `npm
- * start` loads the embedded default (datasets `faa` and `synthetic`).
- */
-export async function loadSfoControlledAirspace(): Promise<void> {
-  const { faa, synthetic } = embeddedControlledAirspace(
-    [sfoAirport as unknown as AirportWithRunways],
-    faaShelves.filter((s) => s.properties.airport_id === "SFO"),
-  );
+/** These airports' shelves and generated facility maps as the datasets `faa` and `synthetic`, as npm start loads them. */
+async function loadEmbeddedControlledAirspace(
+  airports: AirportWithRunways[],
+  shelves: typeof faaShelves,
+): Promise<void> {
+  const { faa, synthetic } = embeddedControlledAirspace(airports, shelves);
   await loadDataset(
     d1Target,
     { name: "faa", format: "faa-class-primitives", version: "test", features: faa, facilityMaps: [] },
@@ -147,6 +144,17 @@ export async function loadSfoControlledAirspace(): Promise<void> {
   );
 }
 
+/**
+ * SFO's real Class B (its 17 shelves, from the FAA's file) and its generated facility map, as `npm
+ * start` loads the embedded default (datasets `faa` and `synthetic`).
+ */
+export async function loadSfoControlledAirspace(): Promise<void> {
+  await loadEmbeddedControlledAirspace(
+    [sfoAirport as unknown as AirportWithRunways],
+    faaShelves.filter((s) => s.properties.airport_id === "SFO"),
+  );
+}
+
 /** The airports under the C++ SDK's LAANC suites, by their FAA idents. */
 const LAANC_SUITE_AIRPORTS = ["PHX", "CVG", "RNO", "PBF", "JAC"];
 
@@ -156,18 +164,8 @@ const LAANC_SUITE_AIRPORTS = ["PHX", "CVG", "RNO", "PBF", "JAC"];
  * E surface area, and their generated facility maps (airports' positions and runways from OurAirports).
  */
 export async function loadLaancSuiteAirspace(): Promise<void> {
-  const { faa, synthetic } = embeddedControlledAirspace(
+  await loadEmbeddedControlledAirspace(
     laancSuiteAirports as unknown as AirportWithRunways[],
     faaShelves.filter((s) => LAANC_SUITE_AIRPORTS.includes(String(s.properties.airport_id))),
-  );
-  await loadDataset(
-    d1Target,
-    { name: "faa", format: "faa-class-primitives", version: "test", features: faa, facilityMaps: [] },
-    () => {},
-  );
-  await loadDataset(
-    d1Target,
-    { name: "synthetic", format: "generated", version: "test", ...synthetic },
-    () => {},
   );
 }
