@@ -4,17 +4,7 @@ import { buildDatagram } from "../../proto/datagram";
 import { encodeRecords } from "../../proto/messages";
 import { position } from "../../tools/lib/sampleRecords";
 import { newId } from "../../worker/lib/ids";
-import { flightIdOf, intakeHarness, settle } from "./harness";
-
-/** The relay's defaults (relay/config.ts), so these tests hold for what runs. */
-const DEFAULTS = {
-  ratePerSession: 1000,
-  burstPerSession: 10_000,
-  failuresPerIp: 20,
-  failureBurstPerIp: 200,
-  lookUpsPerSecond: 200,
-  lookUpBurst: 2000,
-};
+import { flightIdOf, intakeHarness, RELAY_DEFAULTS, settle } from "./harness";
 
 /** Failed look-ups the default budget allows one address since `started`: 200 at once, 20 a second. */
 function budgetSince(started: number): number {
@@ -44,7 +34,7 @@ function random(seed: number) {
 
 describe("no valid telemetry is dropped for its address", () => {
   it("stores a burst of 5,000 datagrams of one session from one address whole", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const flight = flightIdOf("burst");
     const key = randomBytes(32);
     relay.sessions.set(flight, { id: "session|burst", key });
@@ -56,7 +46,7 @@ describe("no valid telemetry is dropped for its address", () => {
   });
 
   it("loses nothing of 1,000 sessions at 10 Hz behind one address (carrier NAT, ground station)", async () => {
-    const relay = intakeHarness({ ...DEFAULTS, lookUpMs: 2 });
+    const relay = intakeHarness({ ...RELAY_DEFAULTS, lookUpMs: 2 });
     const fleet = Array.from({ length: 1000 }, (_, i) => ({
       flight: flightIdOf(`nat${i}`),
       key: randomBytes(32),
@@ -79,7 +69,7 @@ describe("no valid telemetry is dropped for its address", () => {
   });
 
   it("limits a session beyond its own rate without touching the other sessions of its address", async () => {
-    const relay = intakeHarness({ ...DEFAULTS, ratePerSession: 1, burstPerSession: 50 });
+    const relay = intakeHarness({ ...RELAY_DEFAULTS, ratePerSession: 1, burstPerSession: 50 });
     const [a, b] = [flightIdOf("greedy"), flightIdOf("modest")];
     const keys = [randomBytes(32), randomBytes(32)] as const;
     relay.sessions.set(a, { id: "session|greedy", key: keys[0] });
@@ -98,7 +88,7 @@ describe("no valid telemetry is dropped for its address", () => {
 
 describe("failing traffic is limited by its address", () => {
   it("caps the look-ups of a random-flight-id flood from one address; others are unaffected", async () => {
-    const relay = intakeHarness({ ...DEFAULTS, lookUpMs: 1 });
+    const relay = intakeHarness({ ...RELAY_DEFAULTS, lookUpMs: 1 });
     const known = flightIdOf("known");
     const key = randomBytes(32);
     relay.sessions.set(known, { id: "session|known", key });
@@ -133,7 +123,7 @@ describe("failing traffic is limited by its address", () => {
 
   it("holds a flood of unknown flight ids to 200 + 20/s look-ups however slowly the worker answers", async () => {
     // Each look-up takes 300 ms, so the whole burst is under way at once (the attack: 1,239 in 12 s).
-    const relay = intakeHarness({ ...DEFAULTS, lookUpMs: 300, maxPendingFetches: 2000 });
+    const relay = intakeHarness({ ...RELAY_DEFAULTS, lookUpMs: 300, maxPendingFetches: 2000 });
     const key = randomBytes(32);
     const started = Date.now();
     const ids = Array.from({ length: 600 }, () => newId("flight"));
@@ -156,7 +146,7 @@ describe("failing traffic is limited by its address", () => {
   });
 
   it("makes a flood that repeats its ids pay again once their 'no session' answers expire", async () => {
-    const relay = intakeHarness({ ...DEFAULTS, lookUpMs: 1, negativeTtlMs: 100 });
+    const relay = intakeHarness({ ...RELAY_DEFAULTS, lookUpMs: 1, negativeTtlMs: 100 });
     const key = randomBytes(32);
     const ids = Array.from({ length: 250 }, () => newId("flight"));
     const started = Date.now();
@@ -170,7 +160,7 @@ describe("failing traffic is limited by its address", () => {
   });
 
   it("checks the flight id's shape before any look-up", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const key = randomBytes(32);
     const shapes = [
       "flight|short",
@@ -191,7 +181,7 @@ describe("failing traffic is limited by its address", () => {
   });
 
   it("spends one global look-up budget across all addresses", async () => {
-    const relay = intakeHarness({ ...DEFAULTS, lookUpsPerSecond: 10, lookUpBurst: 50 });
+    const relay = intakeHarness({ ...RELAY_DEFAULTS, lookUpsPerSecond: 10, lookUpBurst: 50 });
     const key = randomBytes(32);
     const started = Date.now();
     // Each address stays inside its own failure budget; together they would cost 1,000 look-ups.
@@ -210,7 +200,7 @@ describe("replays and serial tampering", () => {
   it("stores a datagram resent under 10 random serials (4,000,000,000 among them) once, and everything after it", async () => {
     for (const seed of [7, 8, 9]) {
       const next = random(seed);
-      const relay = intakeHarness(DEFAULTS);
+      const relay = intakeHarness(RELAY_DEFAULTS);
       const flight = flightIdOf(`replay${seed}`);
       const key = randomBytes(32);
       relay.sessions.set(flight, { id: "session|r", key });
@@ -234,7 +224,7 @@ describe("replays and serial tampering", () => {
   });
 
   it("accepts serials that go back or jump (a client restart) as long as the datagrams are new", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const flight = flightIdOf("restart");
     const key = randomBytes(32);
     relay.sessions.set(flight, { id: "session|restart", key });
@@ -245,7 +235,7 @@ describe("replays and serial tampering", () => {
   });
 
   it("names the datagram by SHA-256 of its IV and ciphertext, as the worker stores it", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const flight = flightIdOf("identity");
     const key = randomBytes(32);
     relay.sessions.set(flight, { id: "session|identity", key });

@@ -1,5 +1,6 @@
 import { telemetrySchema } from "../../proto/messages";
 import { namedFields } from "../../proto/records";
+import { readConfig } from "../../relay/config";
 import { SessionKey } from "../../relay/crypto";
 import { Intake } from "../../relay/intake";
 import { KeyCache } from "../../relay/keyCache";
@@ -8,6 +9,15 @@ import { relayMetrics } from "../../relay/metrics";
 import { SourceFailures } from "../../relay/rateLimit";
 import { SessionGuards } from "../../relay/sessionGuard";
 import type { Session } from "../../relay/workerClient";
+
+/** The relay's default budgets, read from its own configuration (no flags, no environment). */
+export const RELAY_DEFAULTS = (() => {
+  const config = readConfig([], { RELAY_SECRET: "test" });
+  if (config === "help") throw new Error("no --help was given");
+  const { ratePerSession, burstPerSession, failuresPerIp, failureBurstPerIp, lookUpsPerSecond, lookUpBurst } =
+    config;
+  return { ratePerSession, burstPerSession, failuresPerIp, failureBurstPerIp, lookUpsPerSecond, lookUpBurst };
+})();
 
 /** A forwarded row, spelled out for assertions. */
 export interface Forwarded {

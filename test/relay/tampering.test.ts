@@ -3,20 +3,12 @@ import { describe, expect, it } from "vitest";
 import { buildDatagram, CIPHER_BLOCK_BYTES, IV_BYTES } from "../../proto/datagram";
 import { encodeRecords } from "../../proto/messages";
 import { position } from "../../tools/lib/sampleRecords";
-import { flightIdOf, intakeHarness, settle } from "./harness";
+import { flightIdOf, intakeHarness, RELAY_DEFAULTS, settle } from "./harness";
 
 /**
  * What an on-path attacker can do to AES-CBC without a MAC (issue #27 item 6), and the records no
- * session can have sent (item 7). The relay's defaults (relay/config.ts).
+ * session can have sent (item 7).
  */
-const DEFAULTS = {
-  ratePerSession: 1000,
-  burstPerSession: 10_000,
-  failuresPerIp: 20,
-  failureBurstPerIp: 200,
-  lookUpsPerSecond: 200,
-  lookUpBurst: 2000,
-};
 
 /** The identity the relay posts a datagram's records under: SHA-256 of its IV and ciphertext, 16 bytes. */
 function identityOf(datagram: Buffer, flightId: string): string {
@@ -40,7 +32,7 @@ function sessionFor(relay: ReturnType<typeof intakeHarness>, tag: string) {
 
 describe("tampered copies never suppress the genuine datagram", () => {
   it("stores the genuine datagram after 200 copies with bits flipped in the IV, the first and the last block", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const { flight, key } = sessionFor(relay, "tampered");
     const now = Date.now();
     const payload = encodeRecords([
@@ -77,7 +69,7 @@ describe("tampered copies never suppress the genuine datagram", () => {
   });
 
   it("stores the genuine datagram after an IV flip that changed a stored latitude", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const { flight, key } = sessionFor(relay, "latitude");
     const now = Date.now();
     const genuine = buildDatagram({
@@ -106,7 +98,7 @@ describe("tampered copies never suppress the genuine datagram", () => {
   });
 
   it("remembers a datagram only once one of its records went on", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const { flight, key } = sessionFor(relay, "nothing");
     // Decrypts and frames well, but its only record is out of range: nothing is stored…
     const outOfRange = buildDatagram({
@@ -127,7 +119,7 @@ describe("tampered copies never suppress the genuine datagram", () => {
 
 describe("records no session can have sent are dropped and counted", () => {
   it("drops empty records as malformed, and times before the session or in the future by reason", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const { flight, key } = sessionFor(relay, "absurd");
     const now = Date.now();
     const emptyPosition = Buffer.from([0x00, 0x01, 0x00, 0x00]);
@@ -150,7 +142,7 @@ describe("records no session can have sent are dropped and counted", () => {
   });
 
   it("takes records from an hour before start-comm to five minutes ahead", async () => {
-    const relay = intakeHarness(DEFAULTS);
+    const relay = intakeHarness(RELAY_DEFAULTS);
     const { flight, key } = sessionFor(relay, "edges");
     const now = Date.now();
     const openedAt = now - 60_000;
