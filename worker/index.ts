@@ -15,6 +15,7 @@ import { requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
+import { holdRefusals } from "./middleware/tarpit";
 import { pageAccount } from "./pages/api";
 import { advisoryRoutes } from "./routes/advisory";
 import { aircraftRoutes } from "./routes/aircraft";
@@ -79,6 +80,8 @@ const PUBLIC_PATHS = [
 
 const app = createRouter();
 
+// Outermost: a refusal to a caller who keeps asking goes out late (middleware/tarpit.ts).
+app.use("*", holdRefusals);
 // CORS first: a preflight needs no API key, and every answer (errors too) carries the headers.
 app.use("*", corsMiddleware);
 // ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).

@@ -2,6 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import app from "../../worker/index";
 import { PER_TICKET_PER_MINUTE } from "../../worker/middleware/publicRateLimit";
+import { FREE_REFUSALS, tarpit } from "../../worker/middleware/tarpit";
 import { BASE, call, createAccount } from "./helpers";
 
 /** The whole worker with a small RATE_LIMIT_PER_MINUTE, from one client address. */
@@ -79,5 +80,20 @@ describe("routes without an API key are rate limited", () => {
     for (let i = 0; i < limit; i++)
       expect((await send(page, `203.0.113.${i}`, limit)).status, `load ${i}`).not.toBe(429);
     await expect429(await send(page, "203.0.113.50", limit), /this account's pages/);
+  });
+
+  it("holds the refusals of a caller who keeps asking (the tarpit); another caller is answered at once", async () => {
+    const address = "198.51.100.21";
+    expect((await send("/.well-known/jwks.json", address, 1)).status).toBe(200);
+    for (let i = 0; i < FREE_REFUSALS; i++)
+      expect((await send("/.well-known/jwks.json", address, 1)).status, `refusal ${i + 1}`).toBe(429);
+    expect(tarpit.holding).toBe(0);
+    // One refusal too many: it waits before it goes out, and is still the same 429.
+    const held = send("/.well-known/jwks.json", address, 1);
+    await expect.poll(() => tarpit.holding).toBe(1);
+    await expect429(await held, /from this address/);
+    expect(tarpit.holding).toBe(0);
+    // Another address meanwhile is answered at once (no hold was counted for it).
+    expect((await send("/.well-known/jwks.json", "198.51.100.22", 1)).status).toBe(200);
   });
 });

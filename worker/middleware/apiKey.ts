@@ -7,6 +7,7 @@ import { forgetKeyState } from "../services/liveAccess";
 import { findAccountByKeyHash, revokeApiKey } from "../store/accounts";
 import { requireAccountOrigin } from "./cors";
 import { takeRequest } from "./rateLimiter";
+import { tarpit } from "./tarpit";
 
 /**
  * How long an isolate trusts a key lookup: a revocation made elsewhere (`npm run keys:revoke`, another
@@ -27,8 +28,13 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   if (!account) throw unauthorized("Unknown or revoked API key");
   await requireAccountOrigin(c, account);
   const { limit, waitSeconds } = await takeRequest(c.env, account);
+  const caller = `key ${account.keyId}`;
   if (waitSeconds > 0)
-    throw tooManyRequests(`Rate limit of ${limit} requests a minute exceeded`, waitSeconds);
+    throw tarpit.refuse(
+      caller,
+      tooManyRequests(`Rate limit of ${limit} requests a minute exceeded`, waitSeconds),
+    );
+  tarpit.allowed(caller);
   c.set("account", account);
   await next();
 });

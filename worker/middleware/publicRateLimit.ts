@@ -3,6 +3,7 @@ import type { AppEnv, Bindings } from "../env";
 import { tooManyRequests } from "../lib/errors";
 import { pageAccount } from "../pages/api";
 import { RateLimiter } from "./rateLimiter";
+import { tarpit } from "./tarpit";
 
 /**
  * Rate limits of what carries no API key (the live page and stream with a ticket, the deep-link page,
@@ -11,7 +12,7 @@ import { RateLimiter } from "./rateLimiter";
  * per ticket (PER_TICKET_PER_MINUTE), and per account once the ticket or link has named it
  * (`takeAccountPageRequest`, again RATE_LIMIT_PER_MINUTE). /health (the supervisor's probe) and the
  * relay's /internal (its own credential and budgets) are left out. Isolate buckets, like the API key's.
- * 429 with Retry-After, JSend.
+ * 429 with Retry-After, JSend; held a while when the caller keeps asking (middleware/tarpit.ts).
  */
 
 /** A page load and its stream's reconnections (every 2 s at worst) stay well within this. */
@@ -25,26 +26,33 @@ const perMinute = (env: Pick<Bindings, "RATE_LIMIT_PER_MINUTE">) => Number(env.R
 /** The client's address as Cloudflare (and wrangler dev) reports it. */
 export const clientAddress = (header: string | undefined) => header?.trim() || "unknown";
 
+/** One request from `caller`'s bucket, or its refusal (429 saying `exceeded`). */
+function take(caller: string, limit: number, exceeded: string): void {
+  const wait = buckets.take(caller, limit);
+  if (wait === 0) {
+    tarpit.allowed(caller);
+    return;
+  }
+  throw tarpit.refuse(
+    caller,
+    tooManyRequests(`Rate limit of ${limit} requests a minute ${exceeded} exceeded`, wait),
+  );
+}
+
 /** Before the API key: requests without one, per address and per ticket. */
 export const limitPublicRequests = createMiddleware<AppEnv>(async (c, next) => {
   // The deep-link page's own in-process calls: the page request was counted.
   if (pageAccount(c.env) || c.req.header("x-api-key") || UNLIMITED.some((p) => p.test(c.req.path)))
     return next();
   const limit = perMinute(c.env);
-  const address = clientAddress(c.req.header("cf-connecting-ip"));
-  const wait = buckets.take(`address ${address}`, limit);
-  if (wait > 0)
-    throw tooManyRequests(`Rate limit of ${limit} requests a minute from this address exceeded`, wait);
+  take(`address ${clientAddress(c.req.header("cf-connecting-ip"))}`, limit, "from this address");
   const ticket = c.req.query("ticket");
-  if (ticket) {
-    const ticketLimit = Math.min(PER_TICKET_PER_MINUTE, limit);
-    const ticketWait = buckets.take(`ticket ${ticket.slice(ticket.lastIndexOf(".") + 1)}`, ticketLimit);
-    if (ticketWait > 0)
-      throw tooManyRequests(
-        `Rate limit of ${ticketLimit} requests a minute with one ticket exceeded`,
-        ticketWait,
-      );
-  }
+  if (ticket)
+    take(
+      `ticket ${ticket.slice(ticket.lastIndexOf(".") + 1)}`,
+      Math.min(PER_TICKET_PER_MINUTE, limit),
+      "with one ticket",
+    );
   await next();
 });
 
@@ -53,8 +61,5 @@ export function takeAccountPageRequest(
   env: Pick<Bindings, "RATE_LIMIT_PER_MINUTE">,
   accountId: string,
 ): void {
-  const limit = perMinute(env);
-  const wait = buckets.take(`account ${accountId}`, limit);
-  if (wait > 0)
-    throw tooManyRequests(`Rate limit of ${limit} requests a minute for this account's pages exceeded`, wait);
+  take(`account ${accountId}`, perMinute(env), "for this account's pages");
 }
