@@ -9,7 +9,10 @@ function recordingTarpit() {
     waits.push(ms);
     return new Promise((resolve) => releases.push(resolve));
   });
-  return { tarpit, waits, releaseAll: () => releases.splice(0).forEach((r) => r()) };
+  const releaseAll = () => {
+    for (const release of releases.splice(0)) release();
+  };
+  return { tarpit, waits, releaseAll };
 }
 
 describe("the tarpit", () => {
