@@ -56,6 +56,7 @@ const [
 ]);
 const {
   DEFAULT_METRICS_PORT,
+  echoWithoutProbes,
   HEALTH_FAILURES,
   HEALTH_INTERVAL_MS,
   httpProbe,
@@ -232,10 +233,11 @@ function superviseWorker(baseUrl: string) {
       const child = spawn(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
         cwd: ROOT,
         env: WRANGLER_ENV,
-        stdio: ["ignore", "inherit", "pipe"],
+        stdio: ["ignore", "pipe", "pipe"],
         // Its own process group, so stopping it also stops the workerd processes it starts.
         detached: true,
       });
+      if (child.stdout) echoWithoutProbes(child.stdout);
       // wrangler's own restart of a crashed runtime left the API hung: restart all of it at once,
       // without waiting for the health probes.
       child.stderr?.on("data", (chunk: Buffer) => {
@@ -251,7 +253,7 @@ function superviseWorker(baseUrl: string) {
     log,
     // wrangler outlives a killed workerd (it kept saying "Updated and ready"): probe the API itself.
     health: {
-      probe: httpProbe(`${baseUrl}/health`),
+      probe: httpProbe(`${baseUrl}/health`, "HEAD"),
       intervalMs: HEALTH_INTERVAL_MS,
       failures: HEALTH_FAILURES,
       // Busy is not hung: the workerd processes wrangler started (its group) and their CPU.

@@ -3,7 +3,10 @@ import { once } from "node:events";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { ROOT } from "./config";
 import { type ActivitySample, INITIAL_PROBE_STATE, judgeProbe } from "./runtimeActivity";
 
@@ -139,13 +142,30 @@ export const HEALTH_INTERVAL_MS = 500;
 export const HEALTH_FAILURES = 3;
 export const HEALTH_TIMEOUT_MS = 1000;
 
-/** A probe that an HTTP URL answers 2xx within HEALTH_TIMEOUT_MS. */
-export function httpProbe(url: string): () => Promise<boolean> {
+/**
+ * A probe that an HTTP URL answers 2xx within HEALTH_TIMEOUT_MS. npm start probes the worker with
+ * HEAD, so the runtime's request log can tell its probes (twice a second) from a user's GET.
+ */
+export function httpProbe(url: string, method: "GET" | "HEAD" = "GET"): () => Promise<boolean> {
   return async () => {
-    const res = await fetch(url, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    const res = await fetch(url, { method, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
     await res.body?.cancel();
     return res.ok;
   };
+}
+
+/** wrangler's request log line for one of npm start's own probes (HEAD /health), colours aside. */
+export const isProbeLogLine = (line: string) =>
+  /^\[wrangler:info\] HEAD \/health 200 /.test(stripVTControlCharacters(line));
+
+/**
+ * Copies a child's output to `out` line by line, leaving out the request log of npm start's own
+ * health probes: two lines a second would bury every request a user makes.
+ */
+export function echoWithoutProbes(stream: Readable, out: Writable = process.stdout): void {
+  createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+    if (!isProbeLogLine(line)) out.write(`${line}\n`);
+  });
 }
 
 export interface Supervised<T> {
