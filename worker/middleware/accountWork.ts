@@ -30,7 +30,7 @@ export const HEAVY_BODY_BYTES = 64 * 1024;
  * of them (one render or ring check after another, most of a page's time spent in D1, which every
  * account's requests share) then keeps the isolate busy about an eighth of the time instead of half.
  * At 3× a deep-link page flood still doubled another account's p50 in some runs; at 4× it stays
- * within 1.15× (`npm run bench -- noisy`, docs/benchmarks.md).
+ * within 1.25× (`npm run bench -- noisy`, docs/benchmarks.md).
  */
 export const HEAVY_CHARGE = 4;
 export const EXPENSIVE_SHARE = 0.5;
