@@ -2,6 +2,7 @@ import {
   type BenchContext,
   type BenchSuite,
   type Comparison,
+  chosenNames,
   compare,
   comparisonFields,
   type Load,
@@ -128,15 +129,12 @@ async function once(ctx: BenchContext, load: Load): Promise<number> {
   });
 }
 
-/** ELEVATION_ROWS=ele1000_random_tile,carpet_04deg: only those rows (names as in `scenarios`). */
+/** ELEVATION_ROWS=ele1000_random_tile,carpet_04deg: only those rows (names as in `scenarios`), in their order. */
 function chosenScenarios(): typeof scenarios {
-  const names = process.env.ELEVATION_ROWS?.split(",").filter(Boolean);
-  if (!names) return scenarios;
-  const unknown = names.filter((n) => !scenarios.some((s) => s.name === n));
-  if (unknown.length > 0)
-    throw new Error(
-      `ELEVATION_ROWS: unknown ${unknown.join(", ")} (known: ${scenarios.map((s) => s.name).join(", ")})`,
-    );
+  const names = chosenNames(
+    "ELEVATION_ROWS",
+    scenarios.map((s) => s.name),
+  );
   return scenarios.filter((s) => names.includes(s.name));
 }
 

@@ -5,6 +5,7 @@ import { scrapeMetrics } from "../lib/processes";
 import {
   type BenchContext,
   type BenchSuite,
+  chosenNames,
   type Measurement,
   measure,
   median,
@@ -306,10 +307,12 @@ async function polygons(ctx: BenchContext) {
   return { ratio: polygonRatio, bigMs: Math.round(big.median), smallMs: Math.round(small.median * 10) / 10 };
 }
 
+const HARDENING_PARTS = ["burst", "fleet", "flood", "restart", "polygon"] as const;
+
 export const suite: BenchSuite = {
   name: "hardening",
   async run(ctx) {
-    const parts = (process.env.HARDENING_PARTS ?? "burst,fleet,flood,restart,polygon").split(",");
+    const parts = chosenNames("HARDENING_PARTS", HARDENING_PARTS);
     const skipped = { sent: 0, stored: 0 };
     const pilot = await hardeningPilot(ctx);
     const oneAddress = parts.includes("burst") ? await burst(ctx, pilot) : skipped;

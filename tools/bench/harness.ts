@@ -110,6 +110,20 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
 
+/**
+ * The names an environment variable picks (`NAME=a,b`, in that order), or all of `known` when it is
+ * unset: a suite's subset of parts or rows. An unknown name is an error listing the known ones, so a
+ * typo never measures nothing.
+ */
+export function chosenNames<T extends string>(variable: string, known: readonly T[]): T[] {
+  const given = process.env[variable]?.split(",").filter(Boolean);
+  if (!given) return [...known];
+  const unknown = given.filter((name) => !known.includes(name as T));
+  if (unknown.length > 0)
+    throw new Error(`${variable}: unknown ${unknown.join(", ")} (known: ${known.join(", ")})`);
+  return given as T[];
+}
+
 /** Several samples of one route: the median and the range of each figure. */
 export interface Summary {
   rps: number;

@@ -8,6 +8,7 @@ import { planBody } from "./hardening";
 import {
   type BenchContext,
   type BenchSuite,
+  chosenNames,
   failureText,
   type Measurement,
   measure,
@@ -296,10 +297,7 @@ export const suite: BenchSuite = {
   name: "noisy",
   limited: true,
   async run(ctx) {
-    const parts = (process.env.NOISY_PARTS ?? PARTS.join(",")).split(",") as Part[];
-    const unknown = parts.filter((p) => !PARTS.includes(p));
-    if (unknown.length > 0)
-      throw new Error(`NOISY_PARTS: unknown ${unknown.join(", ")} (known: ${PARTS.join(", ")})`);
+    const parts = chosenNames("NOISY_PARTS", PARTS);
     const noisy: Account = { apiKey: ctx.apiKey, token: ctx.token, pilotId: ctx.pilotId };
     const quiet = await quietAccount(ctx);
     const quietCtx = { ...ctx, apiKey: quiet.apiKey, token: quiet.token };
