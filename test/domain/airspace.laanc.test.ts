@@ -321,6 +321,34 @@ describe("status at a point", () => {
     });
   });
 
+  it("builds the properties of cells with one airspace, map and ceiling once, and shares them", () => {
+    const { row, col } = FALLON;
+    const status = pointStatus({
+      point: insideFallonCell,
+      buffer: 2_000,
+      features: [classD],
+      cells: [
+        { row, col, ceilingFt: 400, map: fallonMap },
+        { row, col: col + 1, ceilingFt: 200, map: fallonMap },
+        { row, col: col + 2, ceilingFt: 400, map: fallonMap },
+      ],
+      rulesets: [withRules("usa_part_107", [laancRule(true)])],
+      includeCells: true,
+    });
+    const cellAt = (c: number) => status.advisories.find((a) => a.id === `facility_map:NFL:${row}:${c}`)!;
+    const [own, east, further] = [cellAt(col), cellAt(col + 1), cellAt(col + 2)];
+    expect(own.properties).toBe(further.properties);
+    expect(own.properties).toMatchObject({ airspace_class: "d", ceiling: 400, authorization: true });
+    expect(east.properties).not.toBe(own.properties);
+    expect(east.properties).toMatchObject({ airspace_class: "d", ceiling: 200, authorization: true });
+    expect([own.distance, east.distance, further.distance]).toEqual([
+      0,
+      expect.any(Number),
+      expect.any(Number),
+    ]);
+    expect(further.distance).toBeGreaterThan(east.distance);
+  });
+
   it("gives the distance to the nearest advisory, and the buffer when there is none", () => {
     const hospital = feature(
       "hospital",
