@@ -17,11 +17,18 @@ export const ELEVATION_BUCKET = "windsock-elevation";
 /** Where `npm start` loads the embedded vector basemap, and MAP_PMTILES_KEY's local default. */
 export const EMBEDDED_BASEMAP_KEY = "basemap/basemap.pmtiles";
 
-/** wrangler and miniflare run offline: skip the `request.cf` download and metrics. */
+/**
+ * wrangler and miniflare run offline: skip the `request.cf` download and metrics. wrangler dev's
+ * request trace capture (the Local Explorer's Observability tab, on by default since wrangler
+ * 4.118) is off unless asked for: it wrote every request's trace into SQLite, in the worker's own
+ * process and never pruned, and cost a third of the front's throughput. `X_LOCAL_OBSERVABILITY=true`
+ * turns it on.
+ */
 export const WRANGLER_ENV = {
   ...process.env,
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   WRANGLER_SEND_METRICS: "false",
+  X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
 };
 
 /** Parses `--flag value`, `--flag=value` and bare `--flag` into a map; the rest are positionals. */
