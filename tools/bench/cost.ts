@@ -17,6 +17,8 @@ const CONNECTIONS = 4;
 const FREE_PLAN_CPU_MS = 10;
 /** Tennessee, where npm start loads elevation (N36W085) and airspace. */
 const CENTER: [number, number] = [36.55, -84.19];
+/** San Francisco International: the densest facility map of the embedded airspace. */
+const SFO: [number, number] = [37.619, -122.375];
 
 /** A closed regular polygon of `n` positions, `radiusDeg` across, around CENTER ([lng, lat]). */
 function polygon(n: number, radiusDeg = 0.005) {
@@ -92,9 +94,10 @@ function cases(ctx: BenchContext): Case[] {
       load: { path: `/status/v2/point?latitude=${lat}&longitude=${lng}&buffer=500` },
     },
     {
+      // The largest answer: a 20 km buffer at San Francisco lists its Class B's 864 facility-map cells.
       route: "GET /status/v2/point",
       input: "maximum",
-      load: { path: `/status/v2/point?latitude=${lat}&longitude=${lng}&buffer=20000` },
+      load: { path: `/status/v2/point?latitude=${SFO[0]}&longitude=${SFO[1]}&buffer=20000` },
     },
     { route: "POST /rules/v1", input: "typical", load: post("/rules/v1/", { geometry: polygon(20) }) },
     { route: "POST /rules/v1", input: "maximum", load: post("/rules/v1/", { geometry: polygon(10_000) }) },
