@@ -5,10 +5,9 @@ import {
   compare,
   comparisonFields,
   reportComparison,
+  SFO,
 } from "./harness";
 
-/** San Francisco International: the embedded default's Class B and facility map, among its neighbours'. */
-const SFO: [number, number] = [37.619, -122.375];
 const ONE_QUERY = { path: "/dev/v1/db-ping" };
 
 /** A square of `km` a side centred on a point, as a GeoJSON polygon. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
-import type { BenchContext, BenchSuite, Load } from "./harness";
+import { type BenchContext, type BenchSuite, type Load, SFO } from "./harness";
 
 /**
  * `npm run bench -- cost`: the worker's CPU milliseconds per request, from the runtime's own
@@ -17,8 +17,6 @@ const CONNECTIONS = 4;
 const FREE_PLAN_CPU_MS = 10;
 /** Tennessee, where npm start loads elevation (N36W085) and airspace. */
 const CENTER: [number, number] = [36.55, -84.19];
-/** San Francisco International: the densest facility map of the embedded airspace. */
-const SFO: [number, number] = [37.619, -122.375];
 
 /** A closed regular polygon of `n` positions, `radiusDeg` across, around CENTER ([lng, lat]). */
 function polygon(n: number, radiusDeg = 0.005) {

@@ -103,6 +103,9 @@ export function report(label: string, m: Measurement): void {
   );
 }
 
+/** San Francisco International, [lat, lng]: the embedded airspace's Class B and densest facility map. */
+export const SFO: [number, number] = [37.619, -122.375];
+
 export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** Rounds of a pair and the seconds of each sample: BENCH_ROUNDS, BENCH_SECONDS override them. */
