@@ -1,7 +1,7 @@
 import {
   type BenchSuite,
   type Comparison,
-  chosenNames,
+  chosenRows,
   compare,
   comparisonFields,
   reportComparison,
@@ -64,12 +64,8 @@ export const suite: BenchSuite = {
   async run(ctx) {
     const fields: Record<string, unknown> = {};
     const results: Record<string, Comparison> = {};
-    // AIRSPACE_ROWS=status_10km,status_40km: only those rows (names as in `cases`), in their order.
-    const names = chosenNames(
-      "AIRSPACE_ROWS",
-      cases.map((c) => c.name),
-    );
-    const rows = cases.filter((c) => names.includes(c.name));
+    // AIRSPACE_ROWS=status_10km,status_40km: only those rows (names as in `cases`).
+    const rows = chosenRows("AIRSPACE_ROWS", cases);
     for (const c of rows) {
       const result = await compare(ctx, ONE_QUERY, c.load);
       reportComparison(c.label, "GET /dev/v1/db-ping (one D1 query)", result, c.goal);

@@ -2,7 +2,7 @@ import {
   type BenchContext,
   type BenchSuite,
   type Comparison,
-  chosenNames,
+  chosenRows,
   compare,
   comparisonFields,
   type Load,
@@ -135,19 +135,11 @@ async function once(ctx: BenchContext, load: Load): Promise<number> {
   });
 }
 
-/** ELEVATION_ROWS=ele1000_random_tile,carpet_04deg: only those rows (names as in `scenarios`), in their order. */
-function chosenScenarios(): typeof scenarios {
-  const names = chosenNames(
-    "ELEVATION_ROWS",
-    scenarios.map((s) => s.name),
-  );
-  return scenarios.filter((s) => names.includes(s.name));
-}
-
 export const suite: BenchSuite = {
   name: "elevation",
   async run(ctx) {
-    const rows = chosenScenarios();
+    // ELEVATION_ROWS=ele1000_random_tile,carpet_04deg: only those rows (names as in `scenarios`).
+    const rows = chosenRows("ELEVATION_ROWS", scenarios);
     const cold: Record<string, number> = {};
     // Rows sharing an earlier row's request are warm by then: only the first of each is timed cold.
     const seen = new Set<string>();

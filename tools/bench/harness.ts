@@ -127,6 +127,15 @@ export function chosenNames<T extends string>(variable: string, known: readonly 
   return given as T[];
 }
 
+/** The rows of a suite that `variable` names (chosenNames), in the suite's order. */
+export function chosenRows<R extends { name: string }>(variable: string, rows: readonly R[]): R[] {
+  const names = chosenNames(
+    variable,
+    rows.map((row) => row.name),
+  );
+  return rows.filter((row) => names.includes(row.name));
+}
+
 /** Several samples of one route: the median and the range of each figure. */
 export interface Summary {
   rps: number;

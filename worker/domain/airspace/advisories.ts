@@ -263,14 +263,7 @@ export function pointStatus(query: StatusQuery): {
  */
 export function cellDistances(point: Position, buffer: number) {
   const exact = new Map<GridCellKey, number>();
-  const of = (cell: GridCellKey): number => {
-    let meters = exact.get(cell);
-    if (meters === undefined) {
-      meters = distanceToBox(cellBox(cell), point);
-      exact.set(cell, meters);
-    }
-    return meters;
-  };
+  const of = (cell: GridCellKey): number => entry(exact, cell, () => distanceToBox(cellBox(cell), point));
   const kx = Math.cos((point[1] * Math.PI) / 180);
   const flatEstimate = Math.abs(point[1]) < 70;
   const within = (cell: GridCellKey): boolean => {
