@@ -112,8 +112,12 @@ describe("uspace.flight_auth.Validation", () => {
   });
 });
 
-/** One state of an injected flight: every field the standard requires, unless `without` names it (null). */
-function state(at: number, lat: number, lng: number, without: string[] = []) {
+/**
+ * One state of an injected flight as the qualifier's FlightDataResource makes it: every field F3411
+ * requires. `null` names fields it blanks: `truncate_flights_field` sets the field to None, which the
+ * harness sends as JSON null (`"position": null`, or `position.lat: null`).
+ */
+function state(at: number, lat: number, lng: number, blank: string[] = []) {
   const full: Record<string, unknown> = {
     timestamp: { value: new Date(at).toISOString(), format: "RFC3339" },
     timestamp_accuracy: 0.1,
@@ -124,15 +128,24 @@ function state(at: number, lat: number, lng: number, without: string[] = []) {
     speed_accuracy: "SA1mps",
     vertical_speed: 0,
   };
-  for (const field of without) full[field] = null;
+  for (const field of blank) {
+    const [head, sub] = field.split(".");
+    if (sub) (full[head!] as Record<string, unknown>)[sub] = null;
+    else full[head!] = null;
+  }
   return full;
 }
 
-function injected(id: string, telemetry: Record<string, unknown>[]) {
+/** A flight of `count` states `everyMs` apart from `start`, northwards from (lat, lng). */
+function track(start: number, count: number, everyMs: number, lat: number, lng: number) {
+  return Array.from({ length: count }, (_, i) => state(start + i * everyMs, lat + i * 0.00005, lng));
+}
+
+function injected(injectionId: string, telemetry: Record<string, unknown>[]) {
   return {
     requested_flights: [
       {
-        injection_id: id,
+        injection_id: injectionId,
         telemetry,
         details_responses: [
           { effective_after: new Date(Date.now() - 60_000).toISOString(), details: { id: "uss.test" } },
@@ -142,73 +155,131 @@ function injected(id: string, telemetry: Record<string, unknown>[]) {
   };
 }
 
-async function notificationsSince(after: number) {
-  const res = await call(`${INJECT}/user_notifications?after=${new Date(after).toISOString()}`, {
+async function inject(telemetry: Record<string, unknown>[]) {
+  const [testId, injectionId] = [crypto.randomUUID(), crypto.randomUUID()];
+  const res = await call(`${INJECT}/tests/${testId}`, {
+    method: "PUT",
     token: injector,
+    body: injected(injectionId, telemetry),
   });
+  // injection.py inject_flights: "Successful injection" wants a 200.
   expect(res.status, res.text).toBe(200);
-  return res.json.user_notifications as { observed_at: { value: string }; message: string }[];
+  return { testId, injectionId, version: res.json.version as string };
 }
 
-describe("SpOperatorNotifyMissingFields", () => {
-  it("accepts states whose optional fields are null and notifies the operator of each missing one", async () => {
-    const start = Date.now() - 5_000;
-    const telemetry = Array.from({ length: 5 }, (_, i) =>
-      state(
-        start + i * 1000,
-        46.97,
-        7.47 + i * 0.0001,
-        i === 2 ? ["timestamp_accuracy", "speed_accuracy"] : [],
-      ),
+async function deleteTest({ testId, version }: { testId: string; version: string }) {
+  const res = await call(`${INJECT}/tests/${testId}/${version}`, { method: "DELETE", token: injector });
+  expect(res.status, res.text).toBe(200);
+}
+
+/** TimeSyncMaxDifferentialSeconds (uas_standards F3548-21 constants), which injection.py allows. */
+const TIME_SYNC_MAX_DIFFERENTIAL_MS = 5_000;
+
+/**
+ * The qualifier's get_user_notifications (scenarios/astm/netrid/injection.py): `after` and `before`
+ * as Python's isoformat, a 200, and no notification dated later than the moment of asking plus 5 s
+ * ("returned notifications in the future"). Windsock's own promise is stricter: none dated after
+ * the answer.
+ */
+async function userNotifications(after: number, before: number) {
+  const iso = (t: number) => encodeURIComponent(new Date(t).toISOString().replace("Z", "000+00:00"));
+  const res = await call(`${INJECT}/user_notifications?after=${iso(after)}&before=${iso(before)}`, {
+    token: injector,
+  });
+  const answered = Date.now();
+  expect(res.status, res.text).toBe(200);
+  const notes = res.json.user_notifications as { observed_at: { value: string }; message: string }[];
+  for (const n of notes) {
+    expect(Date.parse(n.observed_at.value), n.message).toBeLessThanOrEqual(answered);
+    expect(Date.parse(n.observed_at.value)).toBeLessThanOrEqual(answered + TIME_SYNC_MAX_DIFFERENTIAL_MS);
+  }
+  return notes;
+}
+
+/** The fields SpOperatorNotifyMissingFields blanks (monitorlib/rid_automated_testing/injection_api.py, less timestamp). */
+const BLANKED_FIELDS = [
+  "timestamp_accuracy",
+  "position",
+  "track",
+  "speed",
+  "speed_accuracy",
+  "vertical_speed",
+  "position.lat",
+  "position.lng",
+  "position.alt",
+];
+
+const sleepUntil = (t: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t - Date.now())));
+
+describe("SpOperatorNotifyMissingFields (scenarios/astm/netrid/common/sp_operator_notify_missing_fields.py)", () => {
+  it("takes each blanked field, position: null among them, and notifies it by the time the state is due", async () => {
+    for (const field of BLANKED_FIELDS) {
+      // flight_data_resources.py truncate_flights_field: the first state only loses the field.
+      const start = Date.now() - 3_000;
+      const telemetry = track(start, 10, 1000, 46.97, 7.47);
+      telemetry[0] = state(start, 46.97, 7.47, [field]);
+      // _compute_notification_boundaries: from the earlier of now and the first state to the later of now and the last.
+      const [after, before] = [Math.min(Date.now(), start), Math.max(Date.now(), start + 9_000)];
+      const baseline = await userNotifications(after, before);
+      const test = await inject(telemetry);
+      const notes = await userNotifications(after, before);
+      // NotificationsEvaluator.remaining_notifications_to_observe: more notifications than before injection.
+      expect(notes.length, field).toBeGreaterThan(baseline.length);
+      expect(notes.map((n) => n.message)).toContain(
+        `Flight ${test.injectionId}, telemetry 0: missing field ${field}`,
+      );
+      await deleteTest(test);
+      expect(await userNotifications(after, before)).toEqual(baseline);
+    }
+  });
+
+  it("notifies a field missing from every state once, and a state still to come only once it is due", async () => {
+    const start = Date.now() + 1_500;
+    // The first state has a position (a flight needs one to be placed); the others none, and no track.
+    const telemetry: Record<string, unknown>[] = track(start, 10, 1000, 46.98, 7.47).map((s, i) =>
+      i === 0 ? { ...s, track: null } : { ...s, position: null, track: null },
     );
-    const testId = crypto.randomUUID();
-    const res = await call(`${INJECT}/tests/${testId}`, {
-      method: "PUT",
-      token: injector,
-      body: injected("missing-fields", telemetry),
-    });
-    expect(res.status, res.text).toBe(200);
-    const notes = (await notificationsSince(start - 1000)).filter((n) =>
-      n.message.includes("missing-fields"),
-    );
-    expect(notes.map((n) => n.message)).toEqual([
-      "Flight missing-fields, telemetry 2: missing field timestamp_accuracy",
-      "Flight missing-fields, telemetry 2: missing field speed_accuracy",
+    const after = Date.now();
+    const test = await inject(telemetry);
+    expect(await userNotifications(after, start + 20_000)).toEqual([]);
+    await sleepUntil(start + 9_100);
+    expect((await userNotifications(after, start + 20_000)).map((n) => n.message)).toEqual([
+      `Flight ${test.injectionId}, telemetry 0: missing field track`,
+      `Flight ${test.injectionId}, telemetry 1: missing field position`,
     ]);
-    expect(notes[0]!.observed_at.value).toBe(new Date(start + 2000).toISOString());
-    await call(`${INJECT}/tests/${testId}/${res.json.version}`, { method: "DELETE", token: injector });
-    expect(
-      (await notificationsSince(start - 1000)).filter((n) => n.message.includes("missing-fields")),
-    ).toEqual([]);
+    await deleteTest(test);
   });
 });
 
-describe("ServiceProviderNotifiesSlowUpdates", () => {
-  it("notifies the operator, with the time, when telemetry comes at 0.5 Hz", async () => {
-    const start = Date.now() - 30_000;
-    const slow = Array.from({ length: 31 }, (_, i) => state(start + i * 2000, 46.98, 7.47 + i * 0.0001));
-    const testId = crypto.randomUUID();
-    const res = await call(`${INJECT}/tests/${testId}`, {
-      method: "PUT",
-      token: injector,
-      body: injected("slow-updates", slow),
-    });
-    expect(res.status, res.text).toBe(200);
-    const notes = (await notificationsSince(start)).filter((n) => n.message.includes("slow-updates"));
+describe("ServiceProviderNotifiesSlowUpdates (scenarios/astm/netrid/common/sp_operator_notify_slow_update.py)", () => {
+  it("dates the slow-rate notification when it is observed, never after the query", async () => {
+    // drop_every_n_state(2) of a 1 Hz flight that starts flight_start_delay (5 s) after now: 0.5 Hz.
+    const start = Date.now() + 5_000;
+    const [after, before] = [Date.now(), start + 62_000];
+    // "No notification sent since scenario start", before the injection.
+    expect(await userNotifications(after, before)).toEqual([]);
+    const test = await inject(track(start, 32, 2000, 46.99, 7.47));
+    // Polled at once: the first slow window ends 15 s from now, so nothing yet (the qualifier refused
+    // one dated at the end of that window, 10 s ahead of its query).
+    expect(await userNotifications(after, before)).toEqual([]);
+    await deleteTest(test);
+  });
+
+  it("notifies the operator once the first 10-second window at 0.5 Hz has passed", async () => {
+    const start = Date.now() - 20_000;
+    const test = await inject(track(start, 32, 2000, 46.995, 7.47));
+    const notes = await userNotifications(start, start + 62_000);
     expect(notes).toEqual([
       {
         observed_at: { value: new Date(start + 10_000).toISOString(), format: "RFC3339" },
         message: expect.stringMatching(/below 1 Hz/),
       },
     ]);
+    await deleteTest(test);
     // A flight at 1 Hz raises none.
-    const steady = Array.from({ length: 20 }, (_, i) => state(start + i * 1000, 46.99, 7.47 + i * 0.0001));
-    await call(`${INJECT}/tests/${crypto.randomUUID()}`, {
-      method: "PUT",
-      token: injector,
-      body: injected("steady-updates", steady),
-    });
-    expect((await notificationsSince(start)).filter((n) => n.message.includes("steady-updates"))).toEqual([]);
+    const steady = await inject(track(Date.now() - 20_000, 20, 1000, 46.999, 7.47));
+    expect(await userNotifications(Date.now() - 21_000, Date.now() + 60_000)).toEqual([]);
+    await deleteTest(steady);
   });
 });
 

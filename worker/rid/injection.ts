@@ -42,7 +42,10 @@ export interface InjectedState {
 export interface InjectedFlight {
   injectionId: string;
   aircraftType: UAType;
+  /** The states with a whole position (lat, lng, alt), by time: the ones stored and served. */
   states: InjectedState[];
+  /** When every state was sent, placed or not: the update rate F3411 judges. */
+  updateTimes: number[];
   details: DeclaredDetails[];
   /** The flight as sent, echoed in `injected_flights`. */
   original: Record<string, unknown>;
@@ -92,18 +95,23 @@ function parseFlight(flight: unknown, at: string, now: number): InjectedFlight |
   if (!Array.isArray(telemetry) || telemetry.length === 0 || telemetry.length > MAX_STATES_PER_FLIGHT)
     return fail(".telemetry", `from 1 to ${MAX_STATES_PER_FLIGHT} RIDAircraftState`);
   const states: InjectedState[] = [];
+  const updateTimes: number[] = [];
   for (const [s, state] of telemetry.entries()) {
     const parsed = parseState(state, `${at}.telemetry[${s}]`);
     if ("problem" in parsed) return parsed.problem;
     // The injection opens the test's session: a state dated 1970 or 9999 is refused (proto/recordTime.ts).
-    if (recordTimeProblem(parsed.state.timestamp, now, now, INJECTED_AHEAD_MS))
+    if (recordTimeProblem(parsed.timestamp, now, now, INJECTED_AHEAD_MS))
       return fail(
         `.telemetry[${s}].timestamp`,
         `must lie ${timeWindowText("the injection", "now", INJECTED_AHEAD_MS)}`,
       );
-    states.push(parsed.state);
+    updateTimes.push(parsed.timestamp);
+    if (parsed.state) states.push(parsed.state);
   }
+  if (states.length === 0)
+    return fail(".telemetry", "needs at least one state with a whole position (lat, lng and alt)");
   states.sort((a, b) => a.timestamp - b.timestamp);
+  updateTimes.sort((a, b) => a - b);
   const responses = flight.details_responses;
   if (!Array.isArray(responses)) return fail(".details_responses", "required: an array of TestFlightDetails");
   const details: DeclaredDetails[] = [];
@@ -115,10 +123,15 @@ function parseFlight(flight: unknown, at: string, now: number): InjectedFlight |
     if (!isObject(response.details)) return fail(`${where}.details`, "required RIDFlightDetails object");
     details.push({ effectiveAfter, details: response.details });
   }
-  return { injectionId, aircraftType, states, details, original: flight };
+  return { injectionId, aircraftType, states, updateTimes, details, original: flight };
 }
 
-type ParsedState = { state: InjectedState } | { problem: Problem };
+/** A state read: `state` is absent when it cannot be placed (its position or a coordinate missing). */
+type ParsedState = { timestamp: number; state?: InjectedState } | { problem: Problem };
+
+/** A number within [min, max]; undefined when absent, false when anything else. */
+const inRange = (v: unknown, min: number, max: number): number | undefined | false =>
+  v === undefined ? undefined : isNumber(v) && v >= min && v <= max ? v : false;
 
 const withoutNulls = (object: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(object).filter(([, v]) => v !== null));
@@ -128,18 +141,22 @@ function parseState(raw: unknown, at: string): ParsedState {
     problem: { field: `${at}${field}`, message },
   });
   if (!isObject(raw)) return refuse("", "must be a RIDAircraftState object");
-  // Optional fields sent as null are absent (SpOperatorNotifyMissingFields sends them so on purpose).
+  // Fields sent as null are absent. The interface requires only `timestamp`, so that
+  // SpOperatorNotifyMissingFields can leave out, one at a time, each field F3411 requires
+  // (the position and its lat, lng and alt among them): such a state is taken and notified, not refused.
   const value = withoutNulls(raw);
   const timestamp = timeOf(value.timestamp);
   if (timestamp === undefined) return refuse(".timestamp", "required RFC 3339 time with an offset or Z");
-  if (!isObject(value.position)) return refuse(".position", "required RIDAircraftPosition");
-  const position = withoutNulls(value.position);
-  const { lat, lng, alt } = position;
-  if (!isNumber(lat) || lat < -90 || lat > 90) return refuse(".position.lat", "required, from -90 to 90");
-  if (!isNumber(lng) || lng < -180 || lng > 180) return refuse(".position.lng", "required, from -180 to 180");
+  if (value.position !== undefined && !isObject(value.position))
+    return refuse(".position", "must be a RIDAircraftPosition object");
+  const position = withoutNulls(isObject(value.position) ? value.position : {});
+  const lat = inRange(position.lat, -90, 90);
+  if (lat === false) return refuse(".position.lat", "from -90 to 90");
+  const lng = inRange(position.lng, -180, 180);
+  if (lng === false) return refuse(".position.lng", "from -180 to 180");
   // -1000 is the standard's unknown altitude: such a state cannot be placed, so it is refused.
-  if (!isNumber(alt) || alt <= -1000 || alt > 100_000)
-    return refuse(".position.alt", "required WGS84 meters above -1000");
+  const alt = inRange(position.alt, -1000, 100_000);
+  if (alt === false || alt === -1000) return refuse(".position.alt", "WGS84 meters above -1000");
   // v0.1 of the interface requires the accuracies on the state; F3411-22a places them on the position.
   const accuracyH = position.accuracy_h ?? value.accuracy_h;
   if (accuracyH !== undefined && !oneOf(HORIZONTAL_ACCURACIES, accuracyH))
@@ -191,8 +208,11 @@ function parseState(raw: unknown, at: string): ParsedState {
   const velocityKnown = track !== SpecialTrackDirection && speed !== SpecialSpeed;
   if (!velocityKnown) declared.unknown_velocity = true;
   if (vertical === SpecialVerticalSpeed) declared.unknown_vertical_speed = true;
+  // Checked like any other, but a state that cannot be placed is neither stored nor served.
+  if (lat === undefined || lng === undefined || alt === undefined) return { timestamp };
   const radians = (track * Math.PI) / 180;
   return {
+    timestamp,
     state: {
       timestamp,
       altitudeWgs84: alt,

@@ -5,8 +5,10 @@ import { type InjectedFlight, timeOf } from "./injection";
  * What a Service Provider must tell its operator about the telemetry it receives (ASTM F3411-22a):
  * an update rate below 1 Hz for more than a fifth of the time (NET0040: NetMinUasLocRefreshFrequency
  * of 1 Hz, NetMinUasLocRefreshPercentage of 80 %, judged over 10-second windows), and states that
- * lack fields the standard requires. Each notification carries the time it concerns: the end of the
- * first slow window, or the incomplete state's timestamp.
+ * lack fields the standard requires. Each is dated when the service could first observe it: the
+ * end of the first slow window, or the incomplete state's timestamp. Injected states play out in
+ * the future, so these dates may lie ahead of the injection: a notification exists only once its
+ * date has come (the qualifier refuses any dated more than 5 s after its query).
  */
 
 export interface OperatorNotification {
@@ -34,7 +36,7 @@ export function operatorNotifications(flights: InjectedFlight[]): OperatorNotifi
 
 /** The first 10-second window with fewer than 8 seconds updated at 1 Hz or more. */
 function slowUpdates(flight: InjectedFlight): OperatorNotification[] {
-  const times = flight.states.map((s) => s.timestamp);
+  const times = flight.updateTimes;
   const start = times[0]!;
   const seconds = Math.floor((times.at(-1)! - start) / 1000) + 1;
   if (seconds < WINDOW_S) return [];
@@ -53,23 +55,30 @@ function slowUpdates(flight: InjectedFlight): OperatorNotification[] {
   return [];
 }
 
-/** A state without a field the standard requires (sent null or left out). */
+/**
+ * Each field the standard requires that a flight's states leave out (null or absent), once, at the
+ * first state without it. A missing position is one notification, not one per coordinate.
+ */
 function missingFields(flight: InjectedFlight): OperatorNotification[] {
   const telemetry = Array.isArray(flight.original.telemetry) ? flight.original.telemetry : [];
-  let lastTime = flight.states[0]!.timestamp;
-  return telemetry.flatMap((state, i): OperatorNotification[] => {
-    if (!isObject(state)) return [];
+  const seen = new Set<string>();
+  const notifications: OperatorNotification[] = [];
+  let lastTime = flight.updateTimes[0]!;
+  for (const [i, state] of telemetry.entries()) {
+    if (!isObject(state)) continue;
     lastTime = timeOf(state.timestamp) ?? lastTime;
-    const position = isObject(state.position) ? state.position : {};
-    const missing = [
-      ...REQUIRED_STATE_FIELDS.filter((f) => state[f] === undefined || state[f] === null),
-      ...REQUIRED_POSITION_FIELDS.filter((f) => position[f] === undefined || position[f] === null).map(
-        (f) => `position.${f}`,
-      ),
-    ];
-    return missing.map((field) => ({
-      observedAt: lastTime,
-      message: `Flight ${flight.injectionId}, telemetry ${i}: missing field ${field}`,
-    }));
-  });
+    const absent = (object: Record<string, unknown>, f: string) =>
+      object[f] === undefined || object[f] === null;
+    const missing = REQUIRED_STATE_FIELDS.filter((f) => absent(state, f));
+    if (isObject(state.position))
+      for (const f of REQUIRED_POSITION_FIELDS) if (absent(state.position, f)) missing.push(`position.${f}`);
+    for (const field of missing.filter((f) => !seen.has(f))) {
+      seen.add(field);
+      notifications.push({
+        observedAt: lastTime,
+        message: `Flight ${flight.injectionId}, telemetry ${i}: missing field ${field}`,
+      });
+    }
+  }
+  return notifications;
 }

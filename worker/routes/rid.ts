@@ -318,8 +318,10 @@ export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
   })
   .openapi(routes.notifications, async (c) => {
     const { after, before } = c.req.valid("query");
-    const window = notificationWindow(after, before, Date.now());
-    const rows = await operatorNotificationsBetween(c.var.db, window.after, window.before);
+    const now = Date.now();
+    const window = notificationWindow(after, before, now);
+    // A notification dated ahead (an injected state still to come) has not been observed yet.
+    const rows = await operatorNotificationsBetween(c.var.db, window.after, Math.min(window.before, now));
     return c.json(
       {
         user_notifications: rows.map((n) => ({
