@@ -1,24 +1,31 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SCOPES } from "../../worker/interuss/auth";
+import { putSource } from "../../worker/interuss/geospatialMap";
 import { RID_SCOPES } from "../../worker/rid/constants";
+import tables from "../fixtures/interuss/feature_check_tables.json";
 import { call, interussToken } from "./helpers";
 
 /**
  * The uss_qualifier (interuss/monitoring v0.34.0) scenarios that need no DSS, in small: each the
  * requests its scenario sends and the checks it makes. GeneralFlightAuthorization,
  * uspace.flight_auth.Validation, SpOperatorNotifyMissingFields, ServiceProviderNotifiesSlowUpdates,
- * and the interfaces' own error bodies.
+ * GeospatialFeatureComprehension with InterUSS's own feature check tables, and the interfaces' own
+ * error bodies. Each names the qualifier file whose requests and checks it follows.
  */
 
 const PLAN = "/interuss/flight_planning/v1";
+const GEO = "/interuss/geospatial_map/v1";
 const INJECT = "/interuss/rid/v1";
 const HOUR = 3_600_000;
 
 let planner: string;
 let injector: string;
+let mapReader: string;
 beforeAll(async () => {
   planner = await interussToken([SCOPES.flightPlanningPlan]);
   injector = await interussToken([RID_SCOPES.injectTestData]);
+  mapReader = await interussToken([SCOPES.geospatialMapQuery]);
 });
 
 /** A plan over the Pacific, away from any airspace: nothing stops it but its own data. */
@@ -280,6 +287,156 @@ describe("ServiceProviderNotifiesSlowUpdates (scenarios/astm/netrid/common/sp_op
     const steady = await inject(track(Date.now() - 20_000, 20, 1000, 46.999, 7.47));
     expect(await userNotifications(Date.now() - 21_000, Date.now() + 60_000)).toEqual([]);
     await deleteTest(steady);
+  });
+});
+
+type Row =
+  | (typeof tables.example_feature_check_table.rows)[number]
+  | (typeof tables.generated_feature_check_table.rows)[number];
+type Template = Record<string, unknown> | undefined;
+
+/**
+ * A row's times, resolved as the qualifier's Volume4DTemplate would be only where it matters here:
+ * `StartOfTestRun` is now, a 1 h offset from it an hour on, a duration after the start; the later
+ * days and sunsets the example table names are put a day or so ahead (the zones below are permanent).
+ */
+function timesOf(volume: Record<string, unknown>, now: number): [number, number] {
+  const start =
+    (volume.start_time as Template)?.time_during_test === "StartOfTestRun" || !volume.start_time
+      ? now
+      : now + 86_400_000;
+  const offset = (volume.end_time as Template)?.offset_from as Template;
+  const end = volume.duration
+    ? start + 5 * 60_000
+    : offset?.offset === "1h"
+      ? now + 3_600_000
+      : now + 36 * 3_600_000;
+  return [start, end];
+}
+
+/**
+ * The query GeospatialFeatureComprehension sends for one row (scenarios/interuss/geospatial_map/
+ * geospatial_feature_comprehension.py `_map_query`, monitorlib/clients/geospatial_info/querying.py):
+ * the row's volumes as F3548 Volume4D, its restriction_source and operation_rule_set as written
+ * (`ThisRegulator`, `Rules1`), and the impact its expected_result asks for.
+ */
+function rowQuery(
+  row: Row,
+  now: number,
+  { ruleSet = row.operation_rule_set, source = row.restriction_source } = {},
+) {
+  const volumes4d = row.volumes.map((v: Record<string, unknown>) => {
+    const [start, end] = timesOf(v, now);
+    const { outline_circle, outline_polygon, altitude_lower, altitude_upper } = v;
+    return {
+      volume: { outline_circle, outline_polygon, altitude_lower, altitude_upper },
+      time_start: { value: new Date(start).toISOString(), format: "RFC3339" },
+      time_end: { value: new Date(end).toISOString(), format: "RFC3339" },
+    };
+  });
+  const impact = { Block: "Block", Advise: "Advise", Neither: "BlockOrAdvise" }[row.expected_result];
+  return {
+    checks: [
+      {
+        filter_sets: [
+          {
+            volumes4d,
+            restriction_source: source,
+            operation_rule_set: ruleSet,
+            resulting_operational_impact: impact,
+          },
+        ],
+      },
+    ],
+    request_id: crypto.randomUUID(),
+  };
+}
+
+async function outcomeOf(body: unknown) {
+  const res = await call(`${GEO}/map/queries`, { method: "POST", token: mapReader, body });
+  expect(res.status, res.text).toBe(200);
+  expect(res.json.results).toHaveLength(1);
+  return res.json.results[0] as { features_selection_outcome: string; message?: string };
+}
+
+/** Where a row looks: its circle's centre or its polygon's first vertex. */
+function placeOf(row: Row): { lat: number; lng: number } {
+  const v = row.volumes[0] as {
+    outline_circle?: { center: { lat: number; lng: number } };
+    outline_polygon?: { vertices: { lat: number; lng: number }[] };
+  };
+  return v.outline_circle?.center ?? v.outline_polygon!.vertices[0]!;
+}
+
+/** ED-269 zones written for this test where the tables look (InterUSS's own sources have none there). */
+function zonesAt(rows: Row[]) {
+  const circle = (id: string, at: { lat: number; lng: number }, restriction: string, upperM: number) => ({
+    identifier: id,
+    country: "XXX",
+    name: `Test zone ${id}`,
+    type: "COMMON",
+    restriction,
+    reason: ["OTHER"],
+    applicability: [{ permanent: "YES" }],
+    geometry: [
+      {
+        uomDimensions: "M",
+        lowerLimit: 0,
+        lowerVerticalReference: "AGL",
+        upperLimit: upperM,
+        upperVerticalReference: "AGL",
+        horizontalProjection: { type: "Circle", center: [at.lng, at.lat], radius: 300 },
+      },
+    ],
+  });
+  return {
+    UASZoneList: rows.flatMap((row, i) => [
+      circle(`T${i}B`, placeOf(row), "PROHIBITED", 40),
+      circle(`T${i}A`, placeOf(row), "CONDITIONAL", 2000),
+    ]),
+  };
+}
+
+describe("GeospatialFeatureComprehension (scenarios/interuss/geospatial_map/geospatial_feature_comprehension.py)", () => {
+  const rows: Row[] = [
+    ...tables.example_feature_check_table.rows,
+    ...tables.generated_feature_check_table.rows,
+  ];
+
+  it("answers InterUSS's rows (Rules1, ThisRegulator) instead of refusing the rule set, and finds the loaded zones", async () => {
+    const now = Date.now();
+    // Nothing is loaded there yet: each row is answered, Absent, never UnsupportedFilter.
+    for (const row of rows)
+      expect(await outcomeOf(rowQuery(row, now)), row.geospatial_check_id).toEqual({
+        features_selection_outcome: "Absent",
+      });
+    const fetcher = (async () => new Response(JSON.stringify(zonesAt(rows)))) as unknown as typeof fetch;
+    const id = crypto.randomUUID();
+    expect(
+      await putSource(
+        env.DB,
+        id,
+        { https_source: { url: "https://regulator.example.com/zones.json", format: "ED-269" } },
+        { development: false, fetcher, now },
+      ),
+    ).toEqual({ id, status: "Ready" });
+    for (const row of rows)
+      expect(await outcomeOf(rowQuery(row, now)), row.geospatial_check_id).toEqual({
+        features_selection_outcome: "Present",
+      });
+    // One of this service's own rulesets is planned under as asked; the loaded zones still apply.
+    const bern = rows[0]!;
+    expect(await outcomeOf(rowQuery(bern, now, { ruleSet: "usa_part_107" }))).toEqual({
+      features_selection_outcome: "Present",
+    });
+    // `windsock` names this service's own airspace only: nothing of its own at Bern.
+    expect(await outcomeOf(rowQuery(bern, now, { source: "windsock" }))).toEqual({
+      features_selection_outcome: "Absent",
+    });
+    await call(`${GEO}/geospatial_data_sources/${id}`, {
+      method: "DELETE",
+      token: await interussToken([SCOPES.geospatialMapDirect]),
+    });
   });
 });
 

@@ -26,6 +26,9 @@ import { rangesMeet, type Volume } from "./volumes";
 
 export type Effect = "Block" | "Advise";
 
+/** The source of findings from this service's own airspace, rules and LAANC. */
+export const OWN_SOURCE = "windsock";
+
 export interface Finding {
   effect: Effect;
   /** `windsock` for this service's airspace, else the data source id of an ED-269 zone. */
@@ -78,7 +81,7 @@ export async function assessVolume(
   for (const a of authorizations) {
     findings.push({
       effect: a.status === "accepted" ? "Advise" : "Block",
-      source: "windsock",
+      source: OWN_SOURCE,
       id: `laanc:${a.description}`,
       name: a.description,
       reason: a.message,
@@ -89,7 +92,7 @@ export async function assessVolume(
     for (const map of facilityMaps.filter((m) => Math.min(...m.ceilingsFt) === 0))
       findings.push({
         effect: "Block",
-        source: "windsock",
+        source: OWN_SOURCE,
         id: `facility_map:${map.airportId}`,
         name: `${map.icao ?? map.airportId} ${map.name} facility map`,
         reason: "The facility-map ceiling here is 0 ft: every flight needs further coordination",
@@ -102,7 +105,7 @@ export async function assessVolume(
       const blocked = ceilingFt === 0 || altitudeM > ceilingFt * METERS_PER_FOOT + 1e-6;
       findings.push({
         effect: blocked ? "Block" : "Advise",
-        source: "windsock",
+        source: OWN_SOURCE,
         id: `facility_map:${map.airportId}`,
         name: `${map.icao ?? map.airportId} ${map.name} facility map`,
         reason: blocked
@@ -113,7 +116,7 @@ export async function assessVolume(
     for (const name of uncoveredAirspace)
       findings.push({
         effect: "Block",
-        source: "windsock",
+        source: OWN_SOURCE,
         id: `controlled_airspace:${name}`,
         name,
         reason: `No facility map covers ${name} here: authorization through FAADroneZone`,
@@ -134,7 +137,7 @@ export async function assessVolume(
         BLOCKING_SPECIAL_USE.has(subtype));
     findings.push({
       effect: blocked ? "Block" : "Advise",
-      source: "windsock",
+      source: OWN_SOURCE,
       id: advisory.id,
       name: advisory.name,
       reason: `${advisory.type.replace(/_/g, " ")} (${advisory.color}) under ruleset ${advisory.ruleset_id}`,

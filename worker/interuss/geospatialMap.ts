@@ -1,7 +1,7 @@
 import type { Db } from "../env";
 import { isObject } from "../lib/json";
 import { unknownRulesetIds } from "../store/rulesets";
-import { assessVolume, type Effect, type Finding, rulesetIdOf } from "./assessment";
+import { assessVolume, type Effect, type Finding, OWN_SOURCE, rulesetIdOf } from "./assessment";
 import { parseEd269, RESTRICTIONS } from "./ed269";
 import { type DataSource, deleteDataSource, findDataSource, listDataSources, putDataSource } from "./store";
 import { InvalidInput, positionVolume, time, type Volume, volume4d } from "./volumes";
@@ -133,7 +133,8 @@ interface FilterSet {
   volumes: Volume[];
   impact: Effect | "BlockOrAdvise" | undefined;
   source: string | undefined;
-  rulesetIds: string[] | undefined;
+  /** The filter's operation_rule_set, as this service's ruleset id where it names one. */
+  ruleSet: string | undefined;
   uSpaceClass: string | undefined;
   restrictions: string[] | undefined;
 }
@@ -207,32 +208,44 @@ function filterSetOf(set: unknown, field: string, now: number): FilterSet {
     volumes,
     impact: impact as FilterSet["impact"],
     source: typeof set.restriction_source === "string" ? set.restriction_source : undefined,
-    rulesetIds:
-      typeof set.operation_rule_set === "string" ? [rulesetIdOf(set.operation_rule_set)] : undefined,
+    ruleSet: typeof set.operation_rule_set === "string" ? rulesetIdOf(set.operation_rule_set) : undefined,
     uSpaceClass: typeof ed269.u_space_class === "string" ? ed269.u_space_class : undefined,
     restrictions: restrictions && restrictions.length > 0 ? (restrictions as string[]) : undefined,
   };
 }
 
+/**
+ * The interface leaves the values of `operation_rule_set` and `restriction_source` to the test
+ * designers ("will be established by the test designers and will generally correspond to sets of
+ * rules under which the system under test plans operations"; "to limit responses to only the
+ * intended datasets under test"). InterUSS's own tables say `Rules1` and `ThisRegulator`. So a rule
+ * set that is one of this service's rulesets is planned under alone; any other name is the
+ * designers' name for the rules this service plans under where the volume is (its default
+ * selection there). A source that is `windsock` or a loaded data source's id selects that one; any
+ * other name selects the data loaded through the interface, the datasets under test.
+ */
 async function selects(db: Db, d1: D1Database, set: FilterSet, now: number): Promise<boolean> {
   // Features are found by where they are: without a position or volume there is nothing to look at.
   if (set.volumes.length === 0) throw new Unsupported("a position or volumes4d filter is required");
-  if (set.rulesetIds) {
-    const unknown = await unknownRulesetIds(db, set.rulesetIds);
-    if (unknown.length > 0)
-      throw new Unsupported(`operation_rule_set ${unknown.join(", ")} is not a rule set here`);
-  }
+  const ownRuleset = set.ruleSet !== undefined && (await unknownRulesetIds(db, [set.ruleSet])).length === 0;
+  const rulesetIds = ownRuleset ? [set.ruleSet!] : undefined;
+  const fromSource = await sourceFilter(d1, set.source);
   for (const volume of set.volumes) {
-    const findings = await assessVolume(db, d1, volume, { rulesetIds: set.rulesetIds, now });
-    if (findings.some((f) => matches(f, set))) return true;
+    const findings = await assessVolume(db, d1, volume, { rulesetIds, now });
+    if (findings.some((f) => fromSource(f.source) && matches(f, set))) return true;
   }
   return false;
+}
+
+async function sourceFilter(d1: D1Database, name: string | undefined): Promise<(source: string) => boolean> {
+  if (name === undefined) return () => true;
+  if (name === OWN_SOURCE || (await findDataSource(d1, name))) return (source) => source === name;
+  return (source) => source !== OWN_SOURCE;
 }
 
 function matches(f: Finding, set: FilterSet): boolean {
   if (set.impact === "Block" && f.effect !== "Block") return false;
   if (set.impact === "Advise" && f.effect !== "Advise") return false;
-  if (set.source !== undefined && f.source !== set.source) return false;
   if (set.uSpaceClass !== undefined && f.ed269?.uSpaceClass !== set.uSpaceClass) return false;
   if (set.restrictions !== undefined && (!f.ed269 || !set.restrictions.includes(f.ed269.restriction)))
     return false;
