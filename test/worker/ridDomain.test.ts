@@ -9,6 +9,7 @@ import {
 import { declaredDetailsAsF3411, detailsInForce } from "../../worker/rid/details";
 import { HORIZONTAL_ACCURACIES } from "../../worker/rid/f3411";
 import { parseTestParameters } from "../../worker/rid/injection";
+import { operatorNotifications } from "../../worker/rid/operatorNotifications";
 import { diagonalKm, parseRecentDuration, parseView } from "../../worker/rid/view";
 
 /** worker/rid/: the F3411-22a domain without storage or HTTP. */
@@ -225,5 +226,65 @@ describe("details and injection", () => {
         expect(dated.problems[0]!.message).toMatch(/1 h before the injection to 24 h after now/);
       }
     }
+  });
+
+  it("takes states without a whole position, counts them for the rate and notifies each missing field once", () => {
+    const at = (s: number) => new Date(Date.parse("2026-01-01T00:00:00Z") + s * 1000).toISOString();
+    const whole = (s: number) => ({
+      timestamp: at(s),
+      timestamp_accuracy: 0.1,
+      position: { lat: 1, lng: 2, alt: 100 },
+      track: 0,
+      speed: 1,
+      speed_accuracy: "SA1mps",
+      vertical_speed: 0,
+    });
+    const telemetry: Record<string, unknown>[] = Array.from({ length: 12 }, (_, s) => whole(s));
+    // As SpOperatorNotifyMissingFields blanks them (monitoring flight_data_resources.py): JSON null.
+    telemetry[0] = { ...whole(0), position: null };
+    telemetry[1] = { ...whole(1), position: { lat: 1, lng: null, alt: 100 }, track: null };
+    telemetry[2] = { ...whole(2), position: null, track: null };
+    const parsed = parseTestParameters(
+      { requested_flights: [{ injection_id: "f", telemetry, details_responses: [] }] },
+      Date.parse("2026-01-01T00:00:00Z"),
+    );
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const [flight] = parsed.value;
+    expect(flight!.states).toHaveLength(9);
+    expect(flight!.updateTimes).toHaveLength(12);
+    expect(operatorNotifications(parsed.value)).toEqual([
+      { observedAt: Date.parse(at(0)), message: "Flight f, telemetry 0: missing field position" },
+      { observedAt: Date.parse(at(1)), message: "Flight f, telemetry 1: missing field track" },
+      { observedAt: Date.parse(at(1)), message: "Flight f, telemetry 1: missing field position.lng" },
+    ]);
+    // A flight none of whose states can be placed is refused, naming why.
+    const nowhere = parseTestParameters(
+      {
+        requested_flights: [
+          { injection_id: "g", telemetry: [{ ...whole(0), position: null }], details_responses: [] },
+        ],
+      },
+      Date.parse("2026-01-01T00:00:00Z"),
+    );
+    expect(!nowhere.ok && nowhere.problems[0]).toEqual({
+      field: "requested_flights[0].telemetry",
+      message: "needs at least one state with a whole position (lat, lng and alt)",
+    });
+  });
+
+  it("dates a slow rate at the end of the first 10-second window with fewer than 8 seconds updated", () => {
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    const telemetry = Array.from({ length: 31 }, (_, i) => ({
+      timestamp: new Date(start + i * 2000).toISOString(),
+      position: { lat: 1, lng: 2, alt: 100 },
+    }));
+    const parsed = parseTestParameters(
+      { requested_flights: [{ injection_id: "s", telemetry, details_responses: [] }] },
+      start,
+    );
+    if (!parsed.ok) throw new Error("refused");
+    const slow = operatorNotifications(parsed.value).filter((n) => n.message.includes("below 1 Hz"));
+    expect(slow.map((n) => n.observedAt)).toEqual([start + 10_000]);
   });
 });
