@@ -241,15 +241,15 @@ describe("SpOperatorNotifyMissingFields (scenarios/astm/netrid/common/sp_operato
   });
 
   it("notifies a field missing from every state once, and a state still to come only once it is due", async () => {
-    const start = Date.now() + 1_500;
+    const start = Date.now() + 3_000;
     // The first state has a position (a flight needs one to be placed); the others none, and no track.
-    const telemetry: Record<string, unknown>[] = track(start, 10, 1000, 46.98, 7.47).map((s, i) =>
+    const telemetry: Record<string, unknown>[] = track(start, 4, 1000, 46.98, 7.47).map((s, i) =>
       i === 0 ? { ...s, track: null } : { ...s, position: null, track: null },
     );
     const after = Date.now();
     const test = await inject(telemetry);
     expect(await userNotifications(after, start + 20_000)).toEqual([]);
-    await sleepUntil(start + 9_100);
+    await sleepUntil(start + 3_100);
     expect((await userNotifications(after, start + 20_000)).map((n) => n.message)).toEqual([
       `Flight ${test.injectionId}, telemetry 0: missing field track`,
       `Flight ${test.injectionId}, telemetry 1: missing field position`,
