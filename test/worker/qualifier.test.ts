@@ -75,7 +75,7 @@ const validAuthorisation = {
   operator_id: "FIN87astrdge12k8-xyz",
 };
 
-describe("GeneralFlightAuthorization", () => {
+describe("GeneralFlightAuthorization (scenarios/interuss/flight_authorization/general_flight_authorization.py)", () => {
   it("plans, then deletes the plan with the planning scope (as InterUSS's mock USS accepts)", async () => {
     const id = crypto.randomUUID();
     const planned = await call(`${PLAN}/flight_plans/${id}`, { method: "PUT", token: planner, body: plan() });
@@ -89,7 +89,7 @@ describe("GeneralFlightAuthorization", () => {
   });
 });
 
-describe("uspace.flight_auth.Validation", () => {
+describe("uspace.flight_auth.Validation (scenarios/uspace/flight_auth/validation.py)", () => {
   it("rejects invalid flight authorisation data (NotPlanned), then plans the valid one", async () => {
     const invalid = [
       { uas_serial_number: "My serial number" },
