@@ -4,6 +4,7 @@ import { SCOPES } from "../../worker/interuss/auth";
 import { putSource } from "../../worker/interuss/geospatialMap";
 import { RID_SCOPES } from "../../worker/rid/constants";
 import tables from "../fixtures/interuss/feature_check_tables.json";
+import recorded from "../fixtures/interuss/qualifier_flight_plans.json";
 import { call, interussToken } from "./helpers";
 
 /**
@@ -75,7 +76,37 @@ const validAuthorisation = {
   operator_id: "FIN87astrdge12k8-xyz",
 };
 
+/**
+ * A request the qualifier sent (test/fixtures/interuss/qualifier_flight_plans.json), its times moved
+ * by as much as has passed since it was recorded, so the plan lies as far ahead as it did then.
+ */
+function replayed(request: { recorded_at: string; body: unknown }) {
+  const shift = Date.now() - Date.parse(request.recorded_at);
+  return JSON.parse(JSON.stringify(request.body), (key, value) =>
+    (key === "time_start" || key === "time_end") && value?.value
+      ? { ...value, value: new Date(Date.parse(value.value) + shift).toISOString() }
+      : value,
+  );
+}
+
 describe("GeneralFlightAuthorization (scenarios/interuss/flight_authorization/general_flight_authorization.py)", () => {
+  it("accepts each row of example_flight_check_table as the qualifier sends it, then closes it", async () => {
+    // MustBeAccepted: Completed with Planned or OkToFly ("Successful planning"), then the plan deleted.
+    for (const [row, request] of Object.entries(recorded.general_flight_authorization)) {
+      const id = crypto.randomUUID();
+      const planned = await call(`${PLAN}/flight_plans/${id}`, {
+        method: "PUT",
+        token: planner,
+        body: replayed(request),
+      });
+      expect(planned.status, `${row} ${planned.text}`).toBe(200);
+      expect(planned.json.planning_result, row).toBe("Completed");
+      expect(["Planned", "OkToFly"]).toContain(planned.json.flight_plan_status);
+      const closed = await call(`${PLAN}/flight_plans/${id}`, { method: "DELETE", token: planner });
+      expect(closed.json, row).toMatchObject({ planning_result: "Completed", flight_plan_status: "Closed" });
+    }
+  });
+
   it("plans, then deletes the plan with the planning scope (as InterUSS's mock USS accepts)", async () => {
     const id = crypto.randomUUID();
     const planned = await call(`${PLAN}/flight_plans/${id}`, { method: "PUT", token: planner, body: plan() });
@@ -90,6 +121,24 @@ describe("GeneralFlightAuthorization (scenarios/interuss/flight_authorization/ge
 });
 
 describe("uspace.flight_auth.Validation (scenarios/uspace/flight_auth/validation.py)", () => {
+  it("rejects InterUSS's invalid_flight_auth and plans its valid_flight_auth, as the qualifier sends them", async () => {
+    const invalid = await call(`${PLAN}/flight_plans/${crypto.randomUUID()}`, {
+      method: "PUT",
+      token: planner,
+      body: replayed(recorded.validation.invalid_flight_auth),
+    });
+    // _attempt_invalid_flights: (Rejected, NotPlanned) expected; Failed fails the check.
+    expect(invalid.json).toMatchObject({ planning_result: "Rejected", flight_plan_status: "NotPlanned" });
+    const id = crypto.randomUUID();
+    const valid = await call(`${PLAN}/flight_plans/${id}`, {
+      method: "PUT",
+      token: planner,
+      body: replayed(recorded.validation.valid_flight_auth),
+    });
+    expect(valid.json).toMatchObject({ planning_result: "Completed", flight_plan_status: "Planned" });
+    await call(`${PLAN}/flight_plans/${id}`, { method: "DELETE", token: planner });
+  });
+
   it("rejects invalid flight authorisation data (NotPlanned), then plans the valid one", async () => {
     const invalid = [
       { uas_serial_number: "My serial number" },
