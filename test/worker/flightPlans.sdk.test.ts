@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createPlan, hour, iso } from "./flightFixtures";
+import { createPlan, hour, iso, square } from "./flightFixtures";
 import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 let account: TestAccount;
@@ -169,5 +169,112 @@ describe("DELETE /flight/v2/plan/{id}", () => {
     });
     expect(cross.status).toBe(404);
     expect((await remove(plan.id)).status).toBe(200);
+  });
+});
+
+/**
+ * The C++ SDK's plan requests, byte for byte: headers from `src/airmap/net/http/boost/requester.cpp`
+ * (User-Agent `AirMap/2.0.0`, Accept, Content-Type; no Accept-Language), create body from
+ * `src/airmap/codec/json/flight_plans.cpp` (`encode(Create::Parameters)`, times as
+ * `src/airmap/date_time.cpp` writes them, no `flight_features` key when it has none), PATCH body from
+ * `src/airmap/codec/json/flight_plan.cpp` (`encode(FlightPlan)` of the plan it decoded, every
+ * `flight_features` entry it was answered sent back).
+ */
+describe("a plan stores no request header (issue 35: accept-language in flight_features)", () => {
+  const cppHeaders = {
+    "User-Agent": "AirMap/2.0.0",
+    Accept: "application/json",
+    "Content-Type": "application/json",
+  };
+  const cppTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+  async function raw(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+    const res = await SELF.fetch(`${BASE}${path}`, {
+      method,
+      headers: {
+        ...cppHeaders,
+        "X-API-Key": account.apiKey,
+        Authorization: `Bearer ${pilot.token}`,
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  }
+
+  function cppCreateBody() {
+    const start = Date.now() + hour;
+    return {
+      takeoff_latitude: 34.015,
+      takeoff_longitude: -118.485,
+      max_altitude_agl: 100,
+      min_altitude_agl: 0,
+      geometry: square,
+      start_time: cppTime(start),
+      end_time: cppTime(start + 5 * 60_000),
+      pilot_id: pilot.pilotId,
+      buffer: 0,
+      // No `rulesets` key: the encoder pushes each id, so an empty list writes none.
+    };
+  }
+
+  /** What `encode(FlightPlan)` writes back from the decoded answer. */
+  function cppUpdateBody(plan: any, changes: Record<string, unknown>) {
+    return {
+      id: plan.id,
+      takeoff_latitude: plan.takeoff_latitude,
+      takeoff_longitude: plan.takeoff_longitude,
+      max_altitude_agl: plan.max_altitude_agl,
+      min_altitude_agl: plan.min_altitude_agl,
+      geometry: plan.geometry,
+      start_time: plan.start_time,
+      end_time: plan.end_time,
+      pilot_id: plan.pilot_id,
+      buffer: plan.buffer,
+      rulesets: plan.rulesets,
+      flight_features: plan.flight_features,
+      ...changes,
+    };
+  }
+
+  const storedRow = (id: string) =>
+    env.DB.prepare("SELECT * FROM flight_plans WHERE id = ?").bind(id).first<Record<string, unknown>>();
+
+  it("answers and keeps no accept-language when the C++ SDK sends none, through create and PATCH", async () => {
+    const created = await raw("POST", "/flight/v2/plan", cppCreateBody());
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const plan = created.json.data;
+    expect(plan.flight_features).not.toHaveProperty("accept-language");
+    expect(plan.flight_features).toMatchObject({ flight_max_altitude_agl: 100, flight_min_altitude_agl: 0 });
+
+    const patched = await raw(
+      "PATCH",
+      `/flight/v2/plan/${plan.id}`,
+      cppUpdateBody(plan, { max_altitude_agl: 80 }),
+    );
+    expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+    expect(patched.json.data.flight_features).not.toHaveProperty("accept-language");
+    expect(patched.json.data.flight_features.flight_max_altitude_agl).toBe(80);
+
+    const row = await storedRow(plan.id);
+    expect(row).not.toBeNull();
+    expect(Object.keys(row!)).not.toContain("accept_language");
+    expect(JSON.parse(row!.flight_features as string)).not.toHaveProperty("accept-language");
+  });
+
+  it("keeps nothing of an Accept-Language header a client does send", async () => {
+    const created = await raw("POST", "/flight/v2/plan", cppCreateBody(), { "Accept-Language": "de-CH" });
+    expect(created.status).toBe(200);
+    expect(created.json.data.flight_features).not.toHaveProperty("accept-language");
+    const plan = created.json.data;
+    const patched = await raw("PATCH", `/flight/v2/plan/${plan.id}`, cppUpdateBody(plan, {}), {
+      "Accept-Language": "fr-CH",
+    });
+    expect(patched.status).toBe(200);
+    const stored = JSON.stringify(await storedRow(plan.id));
+    expect(stored).not.toContain("de-CH");
+    expect(stored).not.toContain("fr-CH");
+    const read = await call(`/flight/v2/plan/${plan.id}`, { apiKey: account.apiKey, token: pilot.token });
+    expect(JSON.stringify(read.json.data)).not.toMatch(/accept-language|de-CH|fr-CH/);
   });
 });

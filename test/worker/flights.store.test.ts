@@ -101,7 +101,6 @@ function planRow(owner: Owner, area: Polygon, overrides: Partial<NewFlightPlan> 
     flightDescription: "",
     rulesets: [],
     flightFeatures: {},
-    acceptLanguage: "en-US",
     flightId: null,
     createdAt: T0,
     ...overrides,
