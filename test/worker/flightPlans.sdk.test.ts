@@ -173,12 +173,13 @@ describe("DELETE /flight/v2/plan/{id}", () => {
 });
 
 /**
- * The C++ SDK's plan requests, byte for byte: headers from `src/airmap/net/http/boost/requester.cpp`
- * (User-Agent `AirMap/2.0.0`, Accept, Content-Type; no Accept-Language), create body from
- * `src/airmap/codec/json/flight_plans.cpp` (`encode(Create::Parameters)`, times as
- * `src/airmap/date_time.cpp` writes them, no `flight_features` key when it has none), PATCH body from
- * `src/airmap/codec/json/flight_plan.cpp` (`encode(FlightPlan)` of the plan it decoded, every
- * `flight_features` entry it was answered sent back).
+ * The C++ SDK's plan requests, byte for byte as captured from the real `airmap plan-flight` (create)
+ * and `plan-flight --update` (PATCH) on 2026-11-29: headers from `src/airmap/net/http/boost/requester.cpp`
+ * (User-Agent `AirMap/2.0.0`, Accept, Content-Type; no Accept-Language), the create body from
+ * `src/airmap/codec/json/flight_plans.cpp` (`encode(Create::Parameters)`: no `rulesets` key for an
+ * empty list), the PATCH body from `src/airmap/codec/json/flight_plan.cpp` (`encode(FlightPlan)` of the
+ * plan it decoded, every `flight_features` entry it was answered sent back). nlohmann's `dump()` sorts
+ * keys and writes every double with a fraction; times carry six digits (`src/airmap/date_time.cpp`).
  */
 describe("a plan stores no request header (issue 35: accept-language in flight_features)", () => {
   const cppHeaders = {
@@ -188,7 +189,18 @@ describe("a plan stores no request header (issue 35: accept-language in flight_f
   };
   const cppTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
-  async function raw(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  /** JSON as nlohmann::json::dump() writes the SDK's doubles and maps. */
+  function cppJson(value: unknown): string {
+    if (typeof value === "number") return Number.isInteger(value) ? `${value}.0` : String(value);
+    if (Array.isArray(value)) return `[${value.map(cppJson).join(",")}]`;
+    if (value && typeof value === "object") {
+      const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${cppJson(v)}`).join(",")}}`;
+    }
+    return JSON.stringify(value);
+  }
+
+  async function raw(method: string, path: string, body: string, headers: Record<string, string> = {}) {
     const res = await SELF.fetch(`${BASE}${path}`, {
       method,
       headers: {
@@ -197,44 +209,44 @@ describe("a plan stores no request header (issue 35: accept-language in flight_f
         Authorization: `Bearer ${pilot.token}`,
         ...headers,
       },
-      body: JSON.stringify(body),
+      body,
     });
     return { status: res.status, json: (await res.json()) as any };
   }
 
   function cppCreateBody() {
     const start = Date.now() + hour;
-    return {
-      takeoff_latitude: 34.015,
-      takeoff_longitude: -118.485,
-      max_altitude_agl: 100,
-      min_altitude_agl: 0,
-      geometry: square,
-      start_time: cppTime(start),
-      end_time: cppTime(start + 5 * 60_000),
-      pilot_id: pilot.pilotId,
+    return cppJson({
       buffer: 0,
-      // No `rulesets` key: the encoder pushes each id, so an empty list writes none.
-    };
+      end_time: cppTime(start + 5 * 60_000),
+      flight_features: { uav_weight: 1.5 },
+      geometry: square,
+      max_altitude_agl: 50,
+      min_altitude_agl: 0,
+      pilot_id: pilot.pilotId,
+      start_time: cppTime(start),
+      takeoff_latitude: 34.0150001525879,
+      takeoff_longitude: -118.485000610352,
+    });
   }
 
   /** What `encode(FlightPlan)` writes back from the decoded answer. */
   function cppUpdateBody(plan: any, changes: Record<string, unknown>) {
-    return {
+    return cppJson({
+      buffer: plan.buffer,
+      end_time: plan.end_time,
+      flight_features: plan.flight_features,
+      geometry: plan.geometry,
       id: plan.id,
-      takeoff_latitude: plan.takeoff_latitude,
-      takeoff_longitude: plan.takeoff_longitude,
       max_altitude_agl: plan.max_altitude_agl,
       min_altitude_agl: plan.min_altitude_agl,
-      geometry: plan.geometry,
-      start_time: plan.start_time,
-      end_time: plan.end_time,
       pilot_id: plan.pilot_id,
-      buffer: plan.buffer,
       rulesets: plan.rulesets,
-      flight_features: plan.flight_features,
+      start_time: plan.start_time,
+      takeoff_latitude: plan.takeoff_latitude,
+      takeoff_longitude: plan.takeoff_longitude,
       ...changes,
-    };
+    });
   }
 
   const storedRow = (id: string) =>
@@ -245,16 +257,20 @@ describe("a plan stores no request header (issue 35: accept-language in flight_f
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     const plan = created.json.data;
     expect(plan.flight_features).not.toHaveProperty("accept-language");
-    expect(plan.flight_features).toMatchObject({ flight_max_altitude_agl: 100, flight_min_altitude_agl: 0 });
+    expect(plan.flight_features).toMatchObject({
+      uav_weight: 1.5,
+      flight_max_altitude_agl: 50,
+      flight_min_altitude_agl: 0,
+    });
 
     const patched = await raw(
       "PATCH",
       `/flight/v2/plan/${plan.id}`,
-      cppUpdateBody(plan, { max_altitude_agl: 80 }),
+      cppUpdateBody(plan, { max_altitude_agl: 40 }),
     );
     expect(patched.status, JSON.stringify(patched.json)).toBe(200);
     expect(patched.json.data.flight_features).not.toHaveProperty("accept-language");
-    expect(patched.json.data.flight_features.flight_max_altitude_agl).toBe(80);
+    expect(patched.json.data.flight_features.flight_max_altitude_agl).toBe(40);
 
     const row = await storedRow(plan.id);
     expect(row).not.toBeNull();
