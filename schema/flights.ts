@@ -37,7 +37,6 @@ export const flightPlans = sqliteTable(
     flightDescription: text("flight_description").notNull(),
     rulesets: text("rulesets", { mode: "json" }).$type<string[]>().notNull(),
     flightFeatures: text("flight_features", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    acceptLanguage: text("accept_language").notNull(),
     flightId: text("flight_id"),
     createdAt: integer("created_at").notNull(),
   },

@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createPlan, hour, iso } from "./flightFixtures";
+import { createPlan, hour, iso, square } from "./flightFixtures";
 import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 let account: TestAccount;
@@ -169,5 +169,128 @@ describe("DELETE /flight/v2/plan/{id}", () => {
     });
     expect(cross.status).toBe(404);
     expect((await remove(plan.id)).status).toBe(200);
+  });
+});
+
+/**
+ * The C++ SDK's plan requests, byte for byte as captured from the real `airmap plan-flight` (create)
+ * and `plan-flight --update` (PATCH) on 2026-11-29: headers from `src/airmap/net/http/boost/requester.cpp`
+ * (User-Agent `AirMap/2.0.0`, Accept, Content-Type; no Accept-Language), the create body from
+ * `src/airmap/codec/json/flight_plans.cpp` (`encode(Create::Parameters)`: no `rulesets` key for an
+ * empty list), the PATCH body from `src/airmap/codec/json/flight_plan.cpp` (`encode(FlightPlan)` of the
+ * plan it decoded, every `flight_features` entry it was answered sent back). nlohmann's `dump()` sorts
+ * keys and writes every double with a fraction; times carry six digits (`src/airmap/date_time.cpp`).
+ */
+describe("a plan stores no request header (issue 35: accept-language in flight_features)", () => {
+  const cppHeaders = {
+    "User-Agent": "AirMap/2.0.0",
+    Accept: "application/json",
+    "Content-Type": "application/json",
+  };
+  const cppTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+  /** JSON as nlohmann::json::dump() writes the SDK's doubles and maps. */
+  function cppJson(value: unknown): string {
+    if (typeof value === "number") return Number.isInteger(value) ? `${value}.0` : String(value);
+    if (Array.isArray(value)) return `[${value.map(cppJson).join(",")}]`;
+    if (value && typeof value === "object") {
+      const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${cppJson(v)}`).join(",")}}`;
+    }
+    return JSON.stringify(value);
+  }
+
+  async function raw(method: string, path: string, body: string, headers: Record<string, string> = {}) {
+    const res = await SELF.fetch(`${BASE}${path}`, {
+      method,
+      headers: {
+        ...cppHeaders,
+        "X-API-Key": account.apiKey,
+        Authorization: `Bearer ${pilot.token}`,
+        ...headers,
+      },
+      body,
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  }
+
+  function cppCreateBody() {
+    const start = Date.now() + hour;
+    return cppJson({
+      buffer: 0,
+      end_time: cppTime(start + 5 * 60_000),
+      flight_features: { uav_weight: 1.5 },
+      geometry: square,
+      max_altitude_agl: 50,
+      min_altitude_agl: 0,
+      pilot_id: pilot.pilotId,
+      start_time: cppTime(start),
+      takeoff_latitude: 34.0150001525879,
+      takeoff_longitude: -118.485000610352,
+    });
+  }
+
+  /** What `encode(FlightPlan)` writes back from the decoded answer. */
+  function cppUpdateBody(plan: any, changes: Record<string, unknown>) {
+    return cppJson({
+      buffer: plan.buffer,
+      end_time: plan.end_time,
+      flight_features: plan.flight_features,
+      geometry: plan.geometry,
+      id: plan.id,
+      max_altitude_agl: plan.max_altitude_agl,
+      min_altitude_agl: plan.min_altitude_agl,
+      pilot_id: plan.pilot_id,
+      rulesets: plan.rulesets,
+      start_time: plan.start_time,
+      takeoff_latitude: plan.takeoff_latitude,
+      takeoff_longitude: plan.takeoff_longitude,
+      ...changes,
+    });
+  }
+
+  const storedRow = (id: string) =>
+    env.DB.prepare("SELECT * FROM flight_plans WHERE id = ?").bind(id).first<Record<string, unknown>>();
+
+  it("answers and keeps no accept-language when the C++ SDK sends none, through create and PATCH", async () => {
+    const created = await raw("POST", "/flight/v2/plan", cppCreateBody());
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const plan = created.json.data;
+    expect(plan.flight_features).not.toHaveProperty("accept-language");
+    expect(plan.flight_features).toMatchObject({
+      uav_weight: 1.5,
+      flight_max_altitude_agl: 50,
+      flight_min_altitude_agl: 0,
+    });
+
+    const patched = await raw(
+      "PATCH",
+      `/flight/v2/plan/${plan.id}`,
+      cppUpdateBody(plan, { max_altitude_agl: 40 }),
+    );
+    expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+    expect(patched.json.data.flight_features).not.toHaveProperty("accept-language");
+    expect(patched.json.data.flight_features.flight_max_altitude_agl).toBe(40);
+
+    const row = await storedRow(plan.id);
+    expect(row).not.toBeNull();
+    expect(Object.keys(row!)).not.toContain("accept_language");
+    expect(JSON.parse(row!.flight_features as string)).not.toHaveProperty("accept-language");
+  });
+
+  it("keeps nothing of an Accept-Language header a client does send", async () => {
+    const created = await raw("POST", "/flight/v2/plan", cppCreateBody(), { "Accept-Language": "de-CH" });
+    expect(created.status).toBe(200);
+    expect(created.json.data.flight_features).not.toHaveProperty("accept-language");
+    const plan = created.json.data;
+    const patched = await raw("PATCH", `/flight/v2/plan/${plan.id}`, cppUpdateBody(plan, {}), {
+      "Accept-Language": "fr-CH",
+    });
+    expect(patched.status).toBe(200);
+    const stored = JSON.stringify(await storedRow(plan.id));
+    expect(stored).not.toContain("de-CH");
+    expect(stored).not.toContain("fr-CH");
+    const read = await call(`/flight/v2/plan/${plan.id}`, { apiKey: account.apiKey, token: pilot.token });
+    expect(JSON.stringify(read.json.data)).not.toMatch(/accept-language|de-CH|fr-CH/);
   });
 });

@@ -101,7 +101,6 @@ function planRow(owner: Owner, area: Polygon, overrides: Partial<NewFlightPlan> 
     flightDescription: "",
     rulesets: [],
     flightFeatures: {},
-    acceptLanguage: "en-US",
     flightId: null,
     createdAt: T0,
     ...overrides,
@@ -320,5 +319,30 @@ describe("deleting", () => {
     expect(await findFlight(db, owner.accountId, soon.flightId)).not.toBeNull();
     expect(await deletePlan(db, soon.plan.id)).toBe(false);
     expect(await flightCount(owner.pilotId)).toBe(1);
+  });
+});
+
+describe("migration 0019 (plans keep no request header)", () => {
+  it("removes the accept-language echoes already stored in a plan's flight_features and nothing else", async () => {
+    const owner = await newOwner();
+    const echoed = await insertPlan(
+      db,
+      planRow(owner, squareAt(-83.92, 35.96), {
+        flightFeatures: { "accept-language": "en-US", uav_weight: 1.5, flight_vlos: true },
+      }),
+    );
+    const plain = await insertPlan(
+      db,
+      planRow(owner, squareAt(-83.92, 35.96), { flightFeatures: { uav_weight: 2 } }),
+    );
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0019_"));
+    const cleanup = migration?.queries.find((q) => q.includes("json_remove"));
+    expect(cleanup).toBeDefined();
+    await env.DB.prepare(cleanup!).run();
+    expect((await findPlan(db, owner.accountId, echoed.id))?.flightFeatures).toEqual({
+      uav_weight: 1.5,
+      flight_vlos: true,
+    });
+    expect((await findPlan(db, owner.accountId, plain.id))?.flightFeatures).toEqual({ uav_weight: 2 });
   });
 });

@@ -27,7 +27,6 @@ export function planView(plan: PlanRecord) {
     rulesets: plan.rulesets,
     flight_features: {
       ...plan.flightFeatures,
-      "accept-language": plan.acceptLanguage,
       flight_max_altitude_agl: plan.maxAltitudeAgl,
       flight_min_altitude_agl: plan.minAltitudeAgl,
       max_linear_extent: maxLinearExtent(plan.area),

@@ -227,7 +227,6 @@ export async function upsertFlightPlan(
     flightDescription: `InterUSS flight plan ${id}`,
     rulesets: [],
     flightFeatures: {},
-    acceptLanguage: "en",
     flightId: null,
     createdAt: now,
   });

@@ -118,19 +118,14 @@ const deletePlan = createRoute({
 
 export const flightPlanRoutes = createRouter()
   .openapi(create, async (c) => {
-    const owner = {
-      accountId: c.var.account.id,
-      pilotId: c.var.pilotId!,
-      acceptLanguage: c.req.header("accept-language") ?? "en-US",
-    };
+    const owner = { accountId: c.var.account.id, pilotId: c.var.pilotId! };
     return success(c, planView(await createPlan(c.var.db, owner, c.req.valid("json"), Date.now())));
   })
   .openapi(getPlan, async (c) => success(c, planView(c.var.plan)))
   .openapi(patchPlan, async (c) => {
     const { plan } = c.var;
     if (plan.flightId) throw conflict("This flight plan was submitted; it can no longer change");
-    const language = c.req.header("accept-language");
-    const updated = await changePlan(c.var.db, plan, c.req.valid("json"), language, Date.now());
+    const updated = await changePlan(c.var.db, plan, c.req.valid("json"), Date.now());
     if (!updated) throw conflict("This flight plan was submitted; it can no longer change");
     return success(c, planView(updated));
   })

@@ -119,7 +119,6 @@ export const FlightPlan = z
     rulesets: z.array(z.string()),
     flight_features: z
       .object({
-        "accept-language": z.string(),
         flight_max_altitude_agl: z.number(),
         flight_min_altitude_agl: z.number(),
         max_linear_extent: z.number().openapi({ description: "Meters across the plan's area" }),
@@ -145,7 +144,6 @@ export const FlightPlan = z
       geometry: EXAMPLE_POLYGON,
       rulesets: ["usa_part_107"],
       flight_features: {
-        "accept-language": "en-US",
         flight_max_altitude_agl: 60,
         flight_min_altitude_agl: 0,
         max_linear_extent: 1431.2,

@@ -136,7 +136,7 @@ async function checkedPlan(db: Db, input: PlanRequest, pilotId: string, now: num
 /** Creates a plan for the pilot, checked as the flight it will become. */
 export async function createPlan(
   db: Db,
-  owner: { accountId: string; pilotId: string; acceptLanguage: string },
+  owner: { accountId: string; pilotId: string },
   input: PlanRequest,
   now: number,
 ): Promise<FlightPlanRow> {
@@ -167,14 +167,10 @@ export async function changePlan(
   db: Db,
   plan: FlightPlanRow,
   changes: Partial<PlanRequest>,
-  acceptLanguage: string | undefined,
   now: number,
 ): Promise<FlightPlanRow | null> {
   const fields = await checkedPlan(db, { ...planRequest(plan), ...changes }, plan.pilotId, now);
-  return updateUnsubmittedPlan(db, plan.id, {
-    ...fields,
-    acceptLanguage: acceptLanguage ?? plan.acceptLanguage,
-  });
+  return updateUnsubmittedPlan(db, plan.id, fields);
 }
 
 interface Decided {
