@@ -9,6 +9,7 @@ import { ownPlan } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
 import { changePlan, createPlan, createPlanFlight } from "../services/flightCreation";
+import { readablePlanView } from "../services/flightListing";
 import { removePlan } from "../services/flightRemoval";
 
 const altitude = z.number().min(0).max(10_000);
@@ -125,7 +126,7 @@ export const flightPlanRoutes = createRouter()
     };
     return success(c, planView(await createPlan(c.var.db, owner, c.req.valid("json"), Date.now())));
   })
-  .openapi(getPlan, async (c) => success(c, planView(c.var.plan)))
+  .openapi(getPlan, async (c) => success(c, await readablePlanView(c.var.db, c.var.plan)))
   .openapi(patchPlan, async (c) => {
     const { plan } = c.var;
     if (plan.flightId) throw conflict("This flight plan was submitted; it can no longer change");
@@ -140,7 +141,7 @@ export const flightPlanRoutes = createRouter()
     const visibility = await submitVisibility(c);
     const flight = await createPlanFlight(c.var.db, plan, { public: visibility ?? false }, Date.now());
     if (!flight) throw conflict("This flight plan was already submitted");
-    return success(c, planView({ ...plan, flightId: flight.id }));
+    return success(c, planView({ ...plan, flightId: flight.id }, flight));
   })
   .openapi(deletePlan, async (c) => {
     const { plan } = c.var;
