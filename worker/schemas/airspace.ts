@@ -10,7 +10,7 @@ import {
   SELECTION_TYPES,
   VALIDATION_STATUSES,
 } from "../domain/airspace/sdkEnums";
-import { GeometryView } from "./common";
+import { GeometryView, isoTimeView } from "./common";
 
 /**
  * Airspace answers as the API writes them: advisories, status, rulesets, evaluations, LAANC
@@ -366,7 +366,9 @@ export const evaluationFields = {
   failures: z.array(z.enum(FAILURES)),
 };
 
-export const Evaluation = z.object(evaluationFields).openapi("Evaluation");
+export const Evaluation = z
+  .object({ created_at: isoTimeView("When the evaluation was made"), ...evaluationFields })
+  .openapi("Evaluation");
 
 export const AirspaceRecord = z
   .object({

@@ -5,6 +5,7 @@ import { fliesAtNight } from "../domain/airspace/daylight";
 import { type EvaluationInput, evaluate, flightFeatureProblems } from "../domain/airspace/evaluation";
 import { flightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
+import { withDecodedProperties } from "../domain/airspace/records";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
 import { maxLinearExtent } from "../domain/flightArea";
 import { takeoffDistance } from "../domain/flightSanity";
@@ -12,6 +13,7 @@ import { bboxOf, type Polygon } from "../domain/geojson";
 import { DEFAULT_DIALECT, type SdkDialect } from "../domain/sdkDialect";
 import type { Db } from "../env";
 import { ApiError, forbidden, notFound, problemError } from "../lib/errors";
+import { isoTime } from "../lib/time";
 import { advisoryInputs } from "../store/airspace";
 import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
 import { findPilot } from "../store/pilots";
@@ -144,18 +146,24 @@ function nightOver(area: Polygon, start: number, end: number): boolean {
   return fliesAtNight(start, end, (box.minLat + box.maxLat) / 2, (box.minLng + box.maxLng) / 2);
 }
 
-/** The SDKs' evaluation answer: the color, the advisories again under `airspace`, and the rulesets' verdicts. */
-function evaluationAnswer(evaluated: Evaluated, dialect: SdkDialect) {
+/**
+ * The SDKs' evaluation answer: when it was made, the color, the advisories (with the `properties` the
+ * decoders read, as the advisory routes give them) under `airspace`, and the rulesets' verdicts.
+ */
+function evaluationAnswer(evaluated: Evaluated, dialect: SdkDialect, now: number) {
   return {
+    // The Android SDK reads an evaluation as a briefing, `created_at` included (AirMapFlightBriefing.java 42).
+    created_at: isoTime(now),
     color: evaluated.color,
-    airspace: { color: evaluated.color, advisories: evaluated.advisories },
+    airspace: { color: evaluated.color, advisories: evaluated.advisories.map(withDecodedProperties) },
     ...evaluate(evaluated.input, dialect),
   };
 }
 
 /** `POST /rules/v1/evaluation`: an area under its rulesets, in the asking SDK's words. */
 export async function areaEvaluation(db: Db, request: AreaRequest, dialect: SdkDialect = DEFAULT_DIALECT) {
-  return evaluationAnswer(await evaluateArea(db, request), dialect);
+  const now = Date.now();
+  return evaluationAnswer(await evaluateArea(db, request, now), dialect, now);
 }
 
 /**
@@ -173,7 +181,8 @@ export async function planEvaluation(
   if (!plan) throw notFound("Flight plan");
   if (pilotId !== undefined && pilotId !== plan.pilotId)
     throw forbidden("This flight plan belongs to another pilot");
-  return evaluationAnswer(await evaluatePlan(db, plan), dialect);
+  const now = Date.now();
+  return evaluationAnswer(await evaluatePlan(db, plan, now), dialect, now);
 }
 
 /** The plan's briefing: its advisories and color, each rule's status, validations and authorizations. */
@@ -185,7 +194,13 @@ export async function planBriefing(
 ) {
   const evaluated = await evaluatePlan(db, plan, now);
   return briefing(
-    { ...evaluated.input, planId: plan.id, color: evaluated.color, advisories: evaluated.advisories, now },
+    {
+      ...evaluated.input,
+      planId: plan.id,
+      color: evaluated.color,
+      advisories: evaluated.advisories.map(withDecodedProperties),
+      now,
+    },
     dialect,
   );
 }
