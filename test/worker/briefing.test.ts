@@ -301,6 +301,13 @@ describe("GET /flight/v2/plan/batch/authorizations", () => {
     expect(missing.status).toBe(200);
     expect(missing.json.data.map((e: any) => e.flight_plan_id)).toEqual([plan.id]);
     expect((await batch(["flight_plan|nope"])).json.data).toEqual([]);
+    // Another account's plan does not exist for this one: left out too, its existence not told.
+    const stranger = await createAccount();
+    const strangers = await tokenFor(stranger, "stranger-pilot");
+    const theirs = await createPlan(stranger, strangers.token, { rulesets: ["usa_part_107"] });
+    expect((await batch([plan.id, theirs.id])).json.data.map((e: any) => e.flight_plan_id)).toEqual([
+      plan.id,
+    ]);
     const other = await tokenFor(account, "another-batch-pilot");
     expect((await batch([plan.id], other.token)).status).toBe(403);
     expect(
