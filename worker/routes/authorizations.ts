@@ -9,7 +9,7 @@ import { planBriefings } from "../services/evaluation";
 
 /** The Swift and Android SDKs' batch read of authorizations (docs/sdk-compatibility.md). */
 
-/** Each unsubmitted plan costs an airspace query: a page of plans, not a whole history. */
+/** Each plan costs a briefing (an airspace query and an evaluation): a page of plans, not a whole history. */
 const MAX_PLANS = 25;
 
 const batchAuthorizations = createRoute({
