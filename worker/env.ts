@@ -1,5 +1,6 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "../schema";
+import type { SdkDialect } from "./domain/sdkDialect";
 
 /**
  * Bindings from wrangler.toml, .dev.vars and `wrangler secret put`. wrangler.toml's part is also
@@ -115,6 +116,8 @@ export interface Variables {
   pilotId: string | undefined;
   /** When that token expires (UNIX seconds): open streams end then. */
   tokenExpiresAt?: number;
+  /** Which SDK's words the answer uses (middleware/dialect.ts). */
+  dialect: SdkDialect;
 }
 
 export interface AppEnv {

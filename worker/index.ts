@@ -14,6 +14,7 @@ import { limitAccountWork } from "./middleware/accountWork";
 import { requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
+import { readDialect } from "./middleware/dialect";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { holdRefusals } from "./middleware/tarpit";
 import { pageAccount } from "./pages/api";
@@ -106,6 +107,7 @@ app.use(
     await next();
   }),
 );
+app.use("*", readDialect);
 // Requests without an API key: per client address and per ticket (the key's own bucket holds the rest).
 app.use("*", limitPublicRequests);
 app.use(

@@ -218,7 +218,7 @@ describe("the plan briefing", () => {
     expect(before.authorizations).toEqual([
       {
         status: "accepted_upon_submission",
-        authority: { id: "faa-laanc", name: "FAA LAANC" },
+        authority: { id: "faa-laanc", name: "FAA LAANC", facility: "FAA LAANC" },
         message: "Authorized automatically",
         description: "LAANC authorization at KNFL",
       },

@@ -16,12 +16,41 @@ describe("decoded properties", () => {
       "longest_runway",
       "use",
       "type",
+      "longestRunway",
     ]);
     expect(filled).toMatchObject({ iata: null, icao: "KSFO", paved: null, type: "large_airport" });
   });
 
+  it("sends the Android and Swift SDKs' names beside ours, with the same values", () => {
+    const controlled = decodedProperties("controlled_airspace", {
+      airspace_classification: "D",
+      airport_id: "NFL",
+      floor_ft: 0,
+    });
+    // AirMapControlledAirspaceProperties.java 31–32; Swift JSONSerialization.swift 255.
+    expect(controlled).toMatchObject({ classAirspace: "D", airportIdentifier: "NFL", floor: 0 });
+    expect(decodedProperties("controlled_airspace", {})).toMatchObject({
+      classAirspace: null,
+      airportIdentifier: null,
+      floor: null,
+    });
+    // AirMapAirportProperties.java 54; AirMapHeliportProperties.java 26.
+    expect(decodedProperties("airport", { longest_runway: 3000 })).toMatchObject({ longestRunway: 3000 });
+    expect(decodedProperties("heliport", { usage: "private" })).toMatchObject({
+      use: "private",
+      usage: "private",
+    });
+  });
+
   it("sends properties that already hold every decoded key as they are (the same JSON, no copy)", () => {
-    const cell = { type: "class_b", airspace_classification: "B", ceiling_ft: 10000 };
+    const cell = {
+      type: "class_b",
+      airspace_classification: "B",
+      ceiling_ft: 10000,
+      classAirspace: "B",
+      airportIdentifier: null,
+      floor: null,
+    };
     expect(decodedProperties("controlled_airspace", cell)).toBe(cell);
     const advisory = { id: "facility_map:SFO:1:2", type: "controlled_airspace", properties: cell };
     expect(withDecodedProperties(advisory)).toBe(advisory);
@@ -31,7 +60,13 @@ describe("decoded properties", () => {
     const unclassified = { type: "class_e", airspace_classification: undefined };
     const copied = decodedProperties("controlled_airspace", unclassified);
     expect(copied).not.toBe(unclassified);
-    expect(JSON.parse(JSON.stringify(copied))).toEqual({ airspace_classification: null, type: "class_e" });
+    expect(JSON.parse(JSON.stringify(copied))).toEqual({
+      airspace_classification: null,
+      type: "class_e",
+      classAirspace: null,
+      airportIdentifier: null,
+      floor: null,
+    });
     const fire = decodedProperties("wildfire", { date_effective: "x" }, "2026-11-27T00:00:00Z");
     expect(fire).toEqual({ date_effective: "x" });
     expect(decodedProperties("wildfire", {}, "2026-11-27T00:00:00Z")).toEqual({

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { fullProfile, nestingDepth, normalizePhone, publicProfile } from "../../worker/domain/pilots";
+import {
+  anonymizedPilotId,
+  fullProfile,
+  nestingDepth,
+  normalizePhone,
+  publicProfile,
+} from "../../worker/domain/pilots";
 
 describe("normalizePhone", () => {
   it("drops what people type between digits and reads 00 as +", () => {
@@ -53,8 +59,9 @@ describe("profiles", () => {
   const statistics = { flight: { total: 2, last_flight_time: Date.UTC(2026, 5, 1) }, aircraft: { total: 1 } };
 
   it("formats the full profile with ISO times and verification status", () => {
-    expect(fullProfile(pilot, statistics)).toEqual({
+    expect(fullProfile(pilot, "anon|x", statistics)).toEqual({
       id: "pilot|abc",
+      anonymized_id: "anon|x",
       email: "ada@example.com",
       first_name: "Ada",
       last_name: "Lovelace",
@@ -75,6 +82,14 @@ describe("profiles", () => {
   it("shows the public exactly id, username and statistics, and no statistics when not asked", () => {
     expect(Object.keys(publicProfile(pilot, statistics))).toEqual(["id", "username", "statistics"]);
     expect(publicProfile(pilot)).toEqual({ id: "pilot|abc", username: "ada" });
-    expect("statistics" in fullProfile(pilot)).toBe(false);
+    expect("statistics" in fullProfile(pilot, "anon|x")).toBe(false);
+  });
+
+  it("gives each pilot a stable anonymized id that does not contain the pilot's id", async () => {
+    const id = await anonymizedPilotId("pilot|abc");
+    expect(id).toMatch(/^anon\|[0-9a-f]{32}$/);
+    expect(id).not.toContain("abc");
+    expect(await anonymizedPilotId("pilot|abc")).toBe(id);
+    expect(await anonymizedPilotId("pilot|abd")).not.toBe(id);
   });
 });

@@ -30,7 +30,7 @@ const ANSWER_SHAPERS = new Map<string, "*" | string[]>([
   ["domain/problem", "*"], // problem values, mapped to JSend by lib/errors
   ["domain/telemetryArchive", ["sampleInterval"]], // the archive's `rate` parsed
   ["domain/deeplink/outerLink", "*"], // the outer link read, and the app-association answers
-  ["domain/pilots", ["fullProfile", "publicProfile", "normalizePhone", "nestingDepth"]],
+  ["domain/pilots", ["fullProfile", "anonymizedPilotId", "publicProfile", "normalizePhone", "nestingDepth"]],
   ["domain/verification", ["parseVerificationCode"]],
   ["domain/elevation/carpet", ["carpetJson"]], // the carpet's rows written as JSON bytes
   ["domain/map/tileAddress", ["readTileAddress"]], // a basemap tile's z/x/y

@@ -30,7 +30,7 @@ describe("the aircraft catalogue", () => {
     expect(all.json.data).toContainEqual({
       id: "model|dji-mavic-3",
       name: "Mavic 3",
-      manufacturer: { id: "manufacturer|dji", name: "DJI" },
+      manufacturer: { id: "manufacturer|dji", name: "DJI", url: expect.stringMatching(/^https:\/\//) },
       metadata: { mass_kg: 0.895 },
     });
     const dji = await call(`/aircraft/v2/model?manufacturer=${encodeURIComponent("manufacturer|dji")}`, {
@@ -55,7 +55,7 @@ describe("the aircraft catalogue", () => {
     expect(res.json.data).toEqual({
       id: "model|parrot-anafi",
       name: "ANAFI",
-      manufacturer: { id: "manufacturer|parrot", name: "Parrot" },
+      manufacturer: { id: "manufacturer|parrot", name: "Parrot", url: "https://www.parrot.com" },
       metadata: { mass_kg: 0.32 },
     });
   });

@@ -190,7 +190,7 @@ describe("LAANC on submit (CONTRACT §7)", () => {
         description: "LAANC authorization at KNFL FALLON NAS (VAN VOORHIS FLD) up to 400 ft AGL",
         status: "accepted",
         message: "Authorized automatically: the lowest facility-map ceiling over the area is 400 ft",
-        authority: { id: "faa-laanc", name: "FAA LAANC" },
+        authority: { id: "faa-laanc", name: "FAA LAANC", facility: "FAA LAANC" },
       },
     ]);
     expect(statusOf(briefing.rulesets[0].rules, 10710)).toBe("not_conflicting");
@@ -285,11 +285,29 @@ describe("GET /flight/v2/plan/batch/authorizations", () => {
     );
   });
 
-  it("is the pilot's own: 404 for unknown plans, 403 for another pilot's, 400 without ids", async () => {
+  it("is the pilot's own: unknown and deleted plans left out, 403 for another pilot's, 400 without ids", async () => {
     const plan = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 60 });
-    const missing = await batch([plan.id, "flight_plan|nope"]);
-    expect(missing.status).toBe(404);
-    expect(missing.json.data.message).toMatch(/flight_plan\|nope/);
+    const deleted = await fallonPlan({ geometry: FALLON_CELL_AREA, max_altitude_agl: 60 });
+    expect(
+      (
+        await call(`/flight/v2/plan/${deleted.id}`, {
+          method: "DELETE",
+          apiKey: account.apiKey,
+          token: pilot.token,
+        })
+      ).status,
+    ).toBe(200);
+    const missing = await batch([plan.id, "flight_plan|nope", deleted.id]);
+    expect(missing.status).toBe(200);
+    expect(missing.json.data.map((e: any) => e.flight_plan_id)).toEqual([plan.id]);
+    expect((await batch(["flight_plan|nope"])).json.data).toEqual([]);
+    // Another account's plan does not exist for this one: left out too, its existence not told.
+    const stranger = await createAccount();
+    const strangers = await tokenFor(stranger, "stranger-pilot");
+    const theirs = await createPlan(stranger, strangers.token, { rulesets: ["usa_part_107"] });
+    expect((await batch([plan.id, theirs.id])).json.data.map((e: any) => e.flight_plan_id)).toEqual([
+      plan.id,
+    ]);
     const other = await tokenFor(account, "another-batch-pilot");
     expect((await batch([plan.id], other.token)).status).toBe(403);
     expect(

@@ -246,7 +246,7 @@ describe("flights made with the pilot's own aircraft", () => {
       model: {
         id: "model|parrot-anafi",
         name: "ANAFI",
-        manufacturer: { id: "manufacturer|parrot", name: "Parrot" },
+        manufacturer: { id: "manufacturer|parrot", name: "Parrot", url: "https://www.parrot.com" },
       },
     });
     expect(rich.json.data.pilot.id).toBe(pilot.pilotId);

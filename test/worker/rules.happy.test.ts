@@ -154,7 +154,7 @@ describe("POST /rules/v1/evaluation", () => {
     expect(evaluation.authorizations).toEqual([
       {
         status: "accepted_upon_submission",
-        authority: { id: "faa-laanc", name: "FAA LAANC" },
+        authority: { id: "faa-laanc", name: "FAA LAANC", facility: "FAA LAANC" },
         message: expect.stringMatching(/Authorized automatically.*400 ft/),
         description: expect.stringMatching(/KNFL/),
       },
@@ -333,7 +333,7 @@ describe("GET /rules/v1/{flight_plan_id}/evaluation", () => {
     const encoded = await call(`/rules/v1/${encodeURIComponent(plan.id)}/evaluation`, {
       apiKey: account.apiKey,
     });
-    expect(encoded.json.data).toEqual(res.json.data);
+    expect(encoded.json.data).toEqual({ ...res.json.data, created_at: expect.any(String) });
   });
 
   it("with a pilot's token, evaluates only that pilot's plan: 403 for another pilot's, even with the owner's API key", async () => {

@@ -11,7 +11,7 @@ import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
  * `accepted`), and one outside Kotlin's strict enums would fail to decode. Either fails this test.
  */
 
-type Sdk = "cpp" | "kotlin" | "swift";
+type Sdk = "cpp" | "kotlin" | "swift" | "android";
 interface EnumSet {
   values: string[];
   fallback: string | null;
@@ -114,6 +114,12 @@ const NAMES = [
   "rules for an area",
 ] as const;
 const responses: Record<string, unknown> = {};
+/** The same plans' briefings and batch, asked by the Android and Swift SDKs (their User-Agents, worker/domain/sdkDialect.ts). */
+const DIALECT_USER_AGENTS = {
+  android: "okhttp/3.14.7",
+  swift: "AirMapDemo/2.0 (com.airmap.demo; build:1; iOS 12.4.0) Alamofire/4.7.2",
+} as const;
+const dialectResponses: Record<string, Record<string, unknown>> = { android: {}, swift: {} };
 
 beforeAll(async () => {
   await loadAirspaceFixtures();
@@ -176,6 +182,23 @@ beforeAll(async () => {
     "/rules/v1/rule?rulesets=usa_part_107,usa_sec_44809,usa_national_parks,usa_advisories",
   );
   await get("one ruleset", "/rules/v1/usa_part_107");
+  for (const [sdk, userAgent] of Object.entries(DIALECT_USER_AGENTS)) {
+    const asSdk = { ...asPilot, headers: { "User-Agent": userAgent } };
+    for (const [name, path] of [
+      ["briefing at SFO", `/flight/v2/plan/${busy.id}/briefing`],
+      ["briefing, recreational at SFO", `/flight/v2/plan/${recreational.id}/briefing`],
+      ["briefing east of SFO", `/flight/v2/plan/${east.id}/briefing`],
+      ["briefing, submitted", `/flight/v2/plan/${submitted.id}/briefing`],
+      [
+        "batch authorizations",
+        `/flight/v2/plan/batch/authorizations?flight_plan_ids=${[busy.id, east.id].join(",")}`,
+      ],
+    ] as const) {
+      const res = await call(path, asSdk);
+      if (res.status !== 200) throw new Error(`${sdk} ${name}: ${res.status} ${res.text}`);
+      dialectResponses[sdk]![name] = res.json.data;
+    }
+  }
   await get("UK rules", "/rules/v1/rule?rulesets=gbr_open_category,gbr_flight_restriction_zones");
   const area = await call("/rules/v1/", { method: "POST", ...key, body: { geometry: FALLON_CELL_AREA } });
   responses["rules for an area"] = area.json.data;
@@ -237,6 +260,20 @@ describe("responses decoded with the SDKs' enum sets", () => {
         if (kind === "authorization_status" && !["accepted", "accepted_upon_submission"].includes(value))
           for (const sdk of ["cpp", "kotlin", "swift"] as const)
             expect(decode(sdk, kind, value), `${sdk} ${path}`).not.toMatch(/^(accepted|authorized)/);
+  });
+
+  it("the Android and Swift SDKs' own requests: every authorization status read as itself", () => {
+    for (const [sdk, answers] of Object.entries(dialectResponses))
+      for (const [name, response] of Object.entries(answers))
+        for (const [kind, path, value] of enumStrings(response))
+          if (kind === "authorization_status")
+            expect(decode(sdk as Sdk, kind, value), `${sdk} ${name} ${path}`).toBe(value);
+    expect(
+      (dialectResponses.android!["briefing east of SFO"] as any).authorizations.map((a: any) => a.status),
+    ).toEqual(["authorized_upon_submission"]);
+    expect(
+      (dialectResponses.swift!["briefing east of SFO"] as any).authorizations.map((a: any) => a.status),
+    ).toEqual(["authorized_upon_submission"]);
   });
 
   it("agree with what the original platform sent (client fixtures)", () => {

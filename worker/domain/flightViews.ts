@@ -8,8 +8,12 @@ import { maxLinearExtent } from "./flightArea";
 export type PlanRecord = typeof flightPlans.$inferSelect;
 export type FlightRecord = typeof flights.$inferSelect;
 
-/** The plan as the submit response lists it (spec 2.1), with the computed flight features. */
-export function planView(plan: PlanRecord) {
+/**
+ * The plan as the submit response lists it (spec 2.1), with the computed flight features. `public` and
+ * `notify` are its flight's (the Android SDK reads them on the plan, AirMapFlightPlan.java 83, 86): a
+ * plan not yet submitted has no flight, so nothing of it is public or notified.
+ */
+export function planView(plan: PlanRecord, flight: Pick<FlightRecord, "public" | "notify"> | null = null) {
   return {
     id: plan.id,
     flight_id: plan.flightId,
@@ -23,6 +27,8 @@ export function planView(plan: PlanRecord) {
     min_altitude_agl: plan.minAltitudeAgl,
     max_altitude_agl: plan.maxAltitudeAgl,
     flight_description: plan.flightDescription,
+    public: flight?.public ?? false,
+    notify: flight?.notify ?? false,
     geometry: plan.geometry,
     rulesets: plan.rulesets,
     flight_features: {

@@ -1,4 +1,5 @@
 import type { pilots } from "../../schema";
+import { sha256Hex } from "../lib/hash";
 import { isoTime, isoTimeOrNull } from "../lib/time";
 
 type PilotRow = typeof pilots.$inferSelect;
@@ -46,10 +47,19 @@ export function statisticsView(statistics: PilotStatistics) {
   };
 }
 
-/** What the pilot sees of themself (spec 2.3). */
-export function fullProfile(pilot: PilotRow, statistics?: PilotStatistics) {
+/**
+ * A stable id for the pilot that does not give the pilot's id away (the Android SDK reads
+ * `anonymized_id`, AirMapPilot.java 47): a one-way digest of it.
+ */
+export async function anonymizedPilotId(pilotId: string): Promise<string> {
+  return `anon|${(await sha256Hex(`anonymized pilot:${pilotId}`)).slice(0, 32)}`;
+}
+
+/** What the pilot sees of themself (spec 2.3), with the `anonymizedPilotId` of the pilot. */
+export function fullProfile(pilot: PilotRow, anonymizedId: string, statistics?: PilotStatistics) {
   return {
     id: pilot.id,
+    anonymized_id: anonymizedId,
     email: pilot.email,
     first_name: pilot.firstName,
     last_name: pilot.lastName,

@@ -22,7 +22,7 @@ const Model = z
   .object({
     id: z.string(),
     name: z.string(),
-    manufacturer: z.object({ id: z.string(), name: z.string() }),
+    manufacturer: z.object({ id: z.string(), name: z.string(), url: z.string().nullable() }),
     metadata: z.object({ mass_kg: z.number().nullable().openapi({ description: "Take-off mass, kg" }) }),
   })
   .openapi("AircraftModel");

@@ -4,12 +4,12 @@ import { badRequest } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { responses, securityWithToken } from "../lib/openapi";
 import { requireToken } from "../middleware/token";
-import { PlanAuthorizations } from "../schemas/airspace";
-import { planAuthorizations } from "../services/airspace";
+import { Briefing } from "../schemas/flights";
+import { planBriefings } from "../services/evaluation";
 
-/** The Swift and Kotlin SDKs' batch read of authorizations (sdk-routes.md, Flight plans). */
+/** The Swift and Android SDKs' batch read of authorizations (docs/sdk-compatibility.md). */
 
-/** Each unsubmitted plan costs an airspace query: a page of plans, not a whole history. */
+/** Each plan costs a briefing (an airspace query and an evaluation): a page of plans, not a whole history. */
 const MAX_PLANS = 25;
 
 const batchAuthorizations = createRoute({
@@ -17,7 +17,7 @@ const batchAuthorizations = createRoute({
   path: "/flight/v2/plan/batch/authorizations",
   tags: ["Flight plans"],
   summary:
-    "Authorizations of several of the pilot's own plans: those stored with the flight once submitted, else what submitting would bring",
+    "Briefings of several of the pilot's own plans, for their authorizations: those stored with the flight once submitted, else what submitting would bring",
   security: securityWithToken,
   middleware: [requireToken] as const,
   request: {
@@ -28,7 +28,10 @@ const batchAuthorizations = createRoute({
       }),
     }),
   },
-  responses: responses(z.array(PlanAuthorizations), "One entry per plan, in the order asked"),
+  responses: responses(
+    z.array(Briefing),
+    "One briefing per plan that exists, in the order asked (deleted or unknown ids are left out)",
+  ),
 });
 
 function planIdsFrom(input: string): string[] {
@@ -47,6 +50,7 @@ function planIdsFrom(input: string): string[] {
 
 export const authorizationRoutes = createRouter().openapi(batchAuthorizations, async (c) => {
   const ids = planIdsFrom(c.req.valid("query").flight_plan_ids);
-  const answers = await planAuthorizations(c.var.db, c.var.account.id, c.var.pilotId, ids, Date.now());
+  const { db, account, pilotId, dialect } = c.var;
+  const answers = await planBriefings(db, account.id, pilotId, ids, Date.now(), dialect);
   return success(c, answers);
 });

@@ -20,5 +20,5 @@ const getBriefing = createRoute({
 });
 
 export const briefingRoutes = createRouter().openapi(getBriefing, async (c) =>
-  success(c, await planBriefing(c.var.db, c.var.plan, Date.now())),
+  success(c, await planBriefing(c.var.db, c.var.plan, Date.now(), c.var.dialect)),
 );

@@ -9,6 +9,7 @@ import { ownPlan } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
 import { changePlan, createPlan, createPlanFlight } from "../services/flightCreation";
+import { readablePlanView } from "../services/flightListing";
 import { removePlan } from "../services/flightRemoval";
 
 const altitude = z.number().min(0).max(10_000);
@@ -121,7 +122,7 @@ export const flightPlanRoutes = createRouter()
     const owner = { accountId: c.var.account.id, pilotId: c.var.pilotId! };
     return success(c, planView(await createPlan(c.var.db, owner, c.req.valid("json"), Date.now())));
   })
-  .openapi(getPlan, async (c) => success(c, planView(c.var.plan)))
+  .openapi(getPlan, async (c) => success(c, await readablePlanView(c.var.db, c.var.plan)))
   .openapi(patchPlan, async (c) => {
     const { plan } = c.var;
     if (plan.flightId) throw conflict("This flight plan was submitted; it can no longer change");
@@ -135,7 +136,7 @@ export const flightPlanRoutes = createRouter()
     const visibility = await submitVisibility(c);
     const flight = await createPlanFlight(c.var.db, plan, { public: visibility ?? false }, Date.now());
     if (!flight) throw conflict("This flight plan was already submitted");
-    return success(c, planView({ ...plan, flightId: flight.id }));
+    return success(c, planView({ ...plan, flightId: flight.id }, flight));
   })
   .openapi(deletePlan, async (c) => {
     const { plan } = c.var;

@@ -19,7 +19,7 @@ import { ownFlight, pilotsFlight, readableFlight } from "../middleware/ownFlight
 import { optionalToken, requireToken } from "../middleware/token";
 import { Flight, FlightPlan } from "../schemas/flights";
 import { createRequestedFlight, type FlightGeometry } from "../services/flightCreation";
-import { endFlightNow } from "../services/flightEnding";
+import { endedFlightView } from "../services/flightEnding";
 import { flightPage, readableFlightView } from "../services/flightListing";
 import { removeFlight } from "../services/flightRemoval";
 import { type FlightFilter, type FlightRow, findPlan } from "../store/flights";
@@ -273,10 +273,9 @@ export const flightRoutes = createRouter()
     return c.body(body, 200, { "Content-Type": "application/json" }) as never;
   })
   .openapi(end, async (c) => {
-    const ended = await endFlightNow(c.env, c.var.db, c.var.account.id, c.var.flight, Date.now());
+    const ended = await endedFlightView(c.env, c.var.db, c.var.account.id, c.var.flight, Date.now());
     if (!ended) throw notFound("Flight");
-    // The C++ SDK reads `end_time`; the Kotlin SDK reads the whole flight.
-    return success(c, flightView(ended));
+    return success(c, ended);
   })
   .openapi(remove, async (c) => success(c, await deleteFlight(c.env, c.var.db, c.var.flight)))
   .openapi(removeByMethod, async (c) => success(c, await deleteFlight(c.env, c.var.db, c.var.flight)))
@@ -284,5 +283,5 @@ export const flightRoutes = createRouter()
     const { flight } = c.var;
     const plan = flight.flightPlanId ? await findPlan(c.var.db, c.var.account.id, flight.flightPlanId) : null;
     if (!plan) throw notFound("Flight plan");
-    return success(c, planView(plan));
+    return success(c, planView(plan, flight));
   });

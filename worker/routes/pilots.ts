@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { VerificationChannel } from "../../schema";
 import { createRouter, validationError } from "../app";
 import {
+  anonymizedPilotId,
   fullProfile,
   MAX_USER_METADATA_CHARS,
   MAX_USER_METADATA_DEPTH,
@@ -36,6 +37,7 @@ const Statistics = z
 const FullProfile = z
   .object({
     id: z.string(),
+    anonymized_id: z.string().openapi({ description: "A stable id that does not give the pilot's id away" }),
     email: z.string().nullable(),
     first_name: z.string().nullable(),
     last_name: z.string().nullable(),
@@ -246,14 +248,16 @@ function changedFields(body: Record<string, unknown>, profile: ReturnType<typeof
 export const pilotRoutes = createRouter()
   .openapi(readProfile, async (c) => {
     const { pilot, statistics } = await loadPilot(c, c.var.pilotId!, c.req.valid("query").statistics);
-    return success(c, fullProfile(pilot, statistics));
+    return success(c, fullProfile(pilot, await anonymizedPilotId(pilot.id), statistics));
   })
   .openapi(readPilot, async (c) => {
     const { id } = c.req.valid("param");
     const { pilot, statistics } = await loadPilot(c, id, c.req.valid("query").statistics);
     return success(
       c,
-      c.var.pilotId === id ? fullProfile(pilot, statistics) : publicProfile(pilot, statistics),
+      c.var.pilotId === id
+        ? fullProfile(pilot, await anonymizedPilotId(pilot.id), statistics)
+        : publicProfile(pilot, statistics),
     );
   })
   .openapi(patchPilot, async (c) => {
@@ -282,7 +286,8 @@ export const pilotRoutes = createRouter()
         `merged, it would exceed ${MAX_USER_METADATA_CHARS} characters of JSON`,
       );
     }
-    return success(c, changedFields(body, fullProfile(outcome.updated)));
+    const profile = fullProfile(outcome.updated, await anonymizedPilotId(outcome.updated.id));
+    return success(c, changedFields(body, profile));
   });
 
 for (const channel of CHANNELS) {

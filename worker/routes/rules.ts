@@ -116,16 +116,20 @@ export const rulesRoutes = createRouter()
     const given = Object.fromEntries(
       Object.entries(body.flight_features ?? {}).filter(([, v]) => v !== null),
     );
-    const evaluation = await areaEvaluation(c.var.db, {
-      area,
-      rulesetIds: rulesetIdsFrom(body.rulesets),
-      given,
-      ...window,
-      timed: body.start !== undefined,
-    });
+    const evaluation = await areaEvaluation(
+      c.var.db,
+      {
+        area,
+        rulesetIds: rulesetIdsFrom(body.rulesets),
+        given,
+        ...window,
+        timed: body.start !== undefined,
+      },
+      c.var.dialect,
+    );
     return success(c, evaluation);
   })
   .openapi(evaluatePlanRoute, async (c) => {
     const planId = c.req.valid("param").flight_plan_id;
-    return success(c, await planEvaluation(c.var.db, c.var.account.id, c.var.pilotId, planId));
+    return success(c, await planEvaluation(c.var.db, c.var.account.id, c.var.pilotId, planId, c.var.dialect));
   });

@@ -10,7 +10,7 @@ import {
   SELECTION_TYPES,
   VALIDATION_STATUSES,
 } from "../domain/airspace/sdkEnums";
-import { GeometryView } from "./common";
+import { GeometryView, isoTimeView } from "./common";
 
 /**
  * Airspace answers as the API writes them: advisories, status, rulesets, evaluations, LAANC
@@ -47,9 +47,23 @@ export const AirspaceProperties = z
     runways: DataValue.optional(),
     elevation: Scalar.optional(),
     longest_runway: Scalar.optional(),
-    use: Scalar.optional(),
+    longestRunway: Scalar.optional().openapi({
+      description: "Airport: `longest_runway` again (Android SDK's name)",
+    }),
+    use: Scalar.optional().openapi({
+      description: "Airport; heliport: `usage` again (Android and Swift SDKs' name)",
+    }),
     airspace_classification: Scalar.optional().openapi({ description: "Controlled airspace: B, C, D, E" }),
     airspace_class: z.string().optional().openapi({ description: "The classification, lower case" }),
+    classAirspace: Scalar.optional().openapi({
+      description: "Controlled airspace: `airspace_classification` again (Android SDK's name)",
+    }),
+    airportIdentifier: Scalar.optional().openapi({
+      description: "Controlled airspace: `airport_id` again (Android SDK's name)",
+    }),
+    floor: Scalar.optional().openapi({
+      description: "Controlled airspace: `floor_ft` again, feet (Swift SDK's name); null where not known",
+    }),
     laanc: z.boolean().optional().openapi({ description: "Controlled airspace: every cell under LAANC" }),
     authorization: z
       .boolean()
@@ -283,24 +297,20 @@ export const Ruleset = z
 
 const RuleStatus = z.enum(RULE_STATUSES);
 
+export const EvaluatedFeature = FlightFeature.extend({
+  code: z.string().openapi({
+    description:
+      "Why the feature has its status, e.g. `laanc_authorization_required`, `within_limit`, `missing_info`",
+  }),
+  status: RuleStatus,
+  value: z
+    .union([z.number(), z.string(), z.boolean()])
+    .nullable()
+    .openapi({ description: "The plan's answer (or the calculated value); null when not given" }),
+}).openapi("EvaluatedFeature");
+
 export const EvaluatedRule = z
-  .object({
-    ...ruleFields,
-    status: RuleStatus,
-    flight_features: z.array(
-      FlightFeature.extend({
-        code: z.string().openapi({
-          description:
-            "Why the feature has its status, e.g. `laanc_authorization_required`, `within_limit`, `missing_info`",
-        }),
-        status: RuleStatus,
-        value: z
-          .union([z.number(), z.string(), z.boolean()])
-          .nullable()
-          .openapi({ description: "The plan's answer (or the calculated value); null when not given" }),
-      }),
-    ),
-  })
+  .object({ ...ruleFields, status: RuleStatus, flight_features: z.array(EvaluatedFeature) })
   .openapi("EvaluatedRule");
 
 export const EvaluatedRuleset = z
@@ -308,8 +318,12 @@ export const EvaluatedRuleset = z
   .openapi("EvaluatedRuleset");
 
 const Authority = z
-  .object({ id: z.string(), name: z.string() })
-  .openapi("Authority", { example: { id: "faa-laanc", name: "FAA LAANC" } });
+  .object({
+    id: z.string(),
+    name: z.string(),
+    facility: z.string().openapi({ description: "Who decides (the Swift SDK requires it)" }),
+  })
+  .openapi("Authority", { example: { id: "faa-laanc", name: "FAA LAANC", facility: "FAA LAANC" } });
 
 export const Validation = z
   .object({
@@ -326,7 +340,7 @@ export const Authorization = z
   .object({
     status: z.enum(AUTHORIZATION_STATUSES).openapi({
       description:
-        "`accepted_upon_submission` / `rejected_upon_submission` before the plan is submitted; see the README's status mapping",
+        "`accepted_upon_submission` (Android and Swift SDKs: `authorized_upon_submission`) / `rejected_upon_submission` before the plan is submitted; see docs/sdk-compatibility.md",
     }),
     authority: Authority,
     message: z.string(),
@@ -336,7 +350,7 @@ export const Authorization = z
   .openapi("EvaluationAuthorization", {
     example: {
       status: "accepted_upon_submission",
-      authority: { id: "faa-laanc", name: "FAA LAANC" },
+      authority: { id: "faa-laanc", name: "FAA LAANC", facility: "FAA LAANC" },
       message: "Within the facility map ceiling of 100 ft",
       description: "LAANC authorization",
     },
@@ -352,14 +366,9 @@ export const evaluationFields = {
   failures: z.array(z.enum(FAILURES)),
 };
 
-export const Evaluation = z.object(evaluationFields).openapi("Evaluation");
-
-export const PlanAuthorizations = z
-  .object({
-    flight_plan_id: z.string().openapi({ example: "flight_plan|abc" }),
-    authorizations: z.array(Authorization),
-  })
-  .openapi("PlanAuthorizations");
+export const Evaluation = z
+  .object({ created_at: isoTimeView("When the evaluation was made"), ...evaluationFields })
+  .openapi("Evaluation");
 
 export const AirspaceRecord = z
   .object({
@@ -370,6 +379,12 @@ export const AirspaceRecord = z
     state: z.string().nullable(),
     city: z.string().nullable(),
     geometry: GeometryView.openapi({ description: "Always there; with `full=false` its bounding box" }),
+    related_geometry: z
+      .object({ property_boundary: z.object({ id: z.string(), geometry: GeometryView }).optional() })
+      .openapi({
+        description:
+          "`property_boundary`: the ground property, for types whose area is one (park, school, prison…); empty otherwise",
+      }),
     last_updated: z.string().nullable(),
     rules: z
       .array(z.object({}).strict())

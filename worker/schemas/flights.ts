@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EXAMPLE_POLYGON } from "../lib/openapi";
-import { AreaAdvisory, evaluationFields } from "./airspace";
+import { AreaAdvisory, EvaluatedFeature, evaluationFields } from "./airspace";
 import { Deleted, GeometryView, isoTimeView, Paging, PolygonGeometry } from "./common";
 
 /** Flights, flight plans and briefings as the API writes them (spec 2.1, 2.2; CONTRACT §4). */
@@ -26,7 +26,7 @@ const FlightStatus = z.object({
   status: z.enum(["accepted", "rejected", "pending"]),
 });
 
-const Manufacturer = z.object({ id: z.string(), name: z.string() });
+const Manufacturer = z.object({ id: z.string(), name: z.string(), url: z.string().nullable() });
 
 export const Flight = z
   .object({
@@ -51,11 +51,11 @@ export const Flight = z
     authorizations: z.array(FlightAuthorization),
     permits: z.array(z.string()).max(0).openapi({ description: "Always empty: no permits are issued" }),
     statuses: z.array(FlightStatus),
-    // `enhance=true` adds these two.
+    // `enhance=true` (and the end answer) add these two.
     pilot: z
       .object({ id: z.string(), username: z.string(), picture_url: z.string().nullable() })
       .optional()
-      .openapi({ description: "With `enhance=true`" }),
+      .openapi({ description: "With `enhance=true`, and in the answer to `POST …/end`" }),
     aircraft: z
       .object({
         id: z.string(),
@@ -115,6 +115,10 @@ export const FlightPlan = z
     min_altitude_agl: z.number().openapi({ description: "Meters" }),
     max_altitude_agl: z.number().openapi({ description: "Meters" }),
     flight_description: z.string(),
+    public: z
+      .boolean()
+      .openapi({ description: "Whether the flight submitted from it is public; false until submitted" }),
+    notify: z.boolean().openapi({ description: "The submitted flight's `notify`; false until submitted" }),
     geometry: GeometryView,
     rulesets: z.array(z.string()),
     flight_features: z
@@ -157,6 +161,9 @@ export const Briefing = z
     flight_plan_id: z.string(),
     created_at: isoTimeView("When the briefing was made"),
     advisories: z.array(AreaAdvisory),
+    flight_features: z.array(EvaluatedFeature).openapi({
+      description: "Each feature the rules name, once, with its worst status (the Swift SDK reads them here)",
+    }),
     ...evaluationFields,
   })
   .openapi("Briefing", {

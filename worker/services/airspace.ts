@@ -5,7 +5,6 @@ import {
   type FacilityCell,
   laancOverArea,
 } from "../domain/airspace/advisories";
-import { wireAuthorizations } from "../domain/airspace/evaluation";
 import { flightBand, type HeightBand } from "../domain/airspace/heights";
 import { areaSizeProblem, unknownRulesetsProblem } from "../domain/airspace/inputs";
 import {
@@ -33,7 +32,7 @@ import {
   pointInputs,
 } from "../store/airspace";
 import { findPlan } from "../store/flights";
-import { plansWithAuthorizations, rulesetsByIds, rulesetsOfJurisdictions } from "../store/rulesets";
+import { rulesetsByIds, rulesetsOfJurisdictions } from "../store/rulesets";
 
 /**
  * Airspace decisions several routes share: which rulesets apply where, where a point is, what LAANC
@@ -221,33 +220,3 @@ const pointBox = ([longitude, latitude]: Position): BBox => ({
   minLng: longitude,
   maxLng: longitude,
 });
-
-/**
- * The Swift and Kotlin SDKs' batch read of authorizations: for each plan asked for, those stored
- * with its flight once submitted, or else what LAANC would decide now. As for one plan: an unknown
- * (or another account's) plan is 404, another pilot's is 403.
- */
-export async function planAuthorizations(
-  db: Db,
-  accountId: string,
-  pilotId: string | undefined,
-  ids: string[],
-  now: number,
-) {
-  const rows = await plansWithAuthorizations(db, accountId, ids);
-  const byId = new Map(rows.map((r) => [r.plan.id, r]));
-  const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0) throw notFound(`Flight plan ${missing.join(", ")}`);
-  if (rows.some((r) => r.plan.pilotId !== pilotId))
-    throw forbidden("A flight plan among flight_plan_ids belongs to another pilot");
-  return Promise.all(
-    ids.map(async (id) => {
-      const { plan, flightAuthorizations } = byId.get(id)!;
-      const submitted = flightAuthorizations !== null;
-      const authorizations = submitted
-        ? (flightAuthorizations as Authorization[])
-        : await authorizationsForPlan(db, plan, now);
-      return { flight_plan_id: plan.id, authorizations: wireAuthorizations(authorizations, submitted) };
-    }),
-  );
-}

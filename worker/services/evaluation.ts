@@ -5,16 +5,19 @@ import { fliesAtNight } from "../domain/airspace/daylight";
 import { type EvaluationInput, evaluate, flightFeatureProblems } from "../domain/airspace/evaluation";
 import { flightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
+import { withDecodedProperties } from "../domain/airspace/records";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
 import { maxLinearExtent } from "../domain/flightArea";
 import { takeoffDistance } from "../domain/flightSanity";
 import { bboxOf, type Polygon } from "../domain/geojson";
+import { DEFAULT_DIALECT, type SdkDialect } from "../domain/sdkDialect";
 import type { Db } from "../env";
 import { ApiError, forbidden, notFound, problemError } from "../lib/errors";
+import { isoTime } from "../lib/time";
 import { advisoryInputs } from "../store/airspace";
 import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
 import { findPilot } from "../store/pilots";
-import { allFlightFeatures } from "../store/rulesets";
+import { allFlightFeatures, plansWithAuthorizations } from "../store/rulesets";
 import { chosenRulesetIds, refuseUnknownRulesets } from "./airspace";
 
 /**
@@ -143,42 +146,86 @@ function nightOver(area: Polygon, start: number, end: number): boolean {
   return fliesAtNight(start, end, (box.minLat + box.maxLat) / 2, (box.minLng + box.maxLng) / 2);
 }
 
-/** The SDKs' evaluation answer: the color, the advisories again under `airspace`, and the rulesets' verdicts. */
-function evaluationAnswer(evaluated: Evaluated) {
+/**
+ * The SDKs' evaluation answer: when it was made, the color, the advisories (with the `properties` the
+ * decoders read, as the advisory routes give them) under `airspace`, and the rulesets' verdicts.
+ */
+function evaluationAnswer(evaluated: Evaluated, dialect: SdkDialect, now: number) {
   return {
+    // The Android SDK reads an evaluation as a briefing, `created_at` included (AirMapFlightBriefing.java 42).
+    created_at: isoTime(now),
     color: evaluated.color,
-    airspace: { color: evaluated.color, advisories: evaluated.advisories },
-    ...evaluate(evaluated.input),
+    airspace: { color: evaluated.color, advisories: evaluated.advisories.map(withDecodedProperties) },
+    ...evaluate(evaluated.input, dialect),
   };
 }
 
-/** `POST /rules/v1/evaluation`: an area under its rulesets. */
-export async function areaEvaluation(db: Db, request: AreaRequest) {
-  return evaluationAnswer(await evaluateArea(db, request));
+/** `POST /rules/v1/evaluation`: an area under its rulesets, in the asking SDK's words. */
+export async function areaEvaluation(db: Db, request: AreaRequest, dialect: SdkDialect = DEFAULT_DIALECT) {
+  const now = Date.now();
+  return evaluationAnswer(await evaluateArea(db, request, now), dialect, now);
 }
 
 /**
  * A plan's evaluation, for the account's key (the C++ SDK sends no token here: other accounts learn
  * nothing, 404); a pilot's token narrows the reach to that pilot's own plans (CONTRACT §1: 403).
  */
-export async function planEvaluation(db: Db, accountId: string, pilotId: string | undefined, planId: string) {
+export async function planEvaluation(
+  db: Db,
+  accountId: string,
+  pilotId: string | undefined,
+  planId: string,
+  dialect: SdkDialect = DEFAULT_DIALECT,
+) {
   const plan = await findPlan(db, accountId, planId);
   if (!plan) throw notFound("Flight plan");
   if (pilotId !== undefined && pilotId !== plan.pilotId)
     throw forbidden("This flight plan belongs to another pilot");
-  return evaluationAnswer(await evaluatePlan(db, plan));
+  const now = Date.now();
+  return evaluationAnswer(await evaluatePlan(db, plan, now), dialect, now);
 }
 
 /** The plan's briefing: its advisories and color, each rule's status, validations and authorizations. */
-export async function planBriefing(db: Db, plan: FlightPlanRow, now: number) {
+export async function planBriefing(
+  db: Db,
+  plan: FlightPlanRow,
+  now: number,
+  dialect: SdkDialect = DEFAULT_DIALECT,
+) {
   const evaluated = await evaluatePlan(db, plan, now);
-  return briefing({
-    ...evaluated.input,
-    planId: plan.id,
-    color: evaluated.color,
-    advisories: evaluated.advisories,
-    now,
-  });
+  return briefing(
+    {
+      ...evaluated.input,
+      planId: plan.id,
+      color: evaluated.color,
+      advisories: evaluated.advisories.map(withDecodedProperties),
+      now,
+    },
+    dialect,
+  );
+}
+
+/**
+ * The Swift and Android SDKs' batch read of authorizations: the briefing of each plan asked for
+ * (the Android SDK reads each entry as a whole `AirMapFlightBriefing`: color, rulesets, airspace,
+ * validations, authorizations), in the order asked. Plans that no longer exist (deleted, or never
+ * this account's) are left out, so one stale id does not hide the others; another pilot's plan is
+ * 403, as for one plan.
+ */
+export async function planBriefings(
+  db: Db,
+  accountId: string,
+  pilotId: string | undefined,
+  ids: string[],
+  now: number,
+  dialect: SdkDialect,
+) {
+  const rows = await plansWithAuthorizations(db, accountId, ids);
+  if (rows.some((r) => r.plan.pilotId !== pilotId))
+    throw forbidden("A flight plan among flight_plan_ids belongs to another pilot");
+  const byId = new Map(rows.map((r) => [r.plan.id, r.plan]));
+  const found = ids.flatMap((id) => byId.get(id) ?? []);
+  return Promise.all(found.map((plan) => planBriefing(db, plan, now, dialect)));
 }
 
 /** The briefing of the plan a flight was submitted from; 404 for a flight made without one. */

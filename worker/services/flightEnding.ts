@@ -1,6 +1,7 @@
 import { flightState } from "../domain/flightState";
 import type { Bindings, Db } from "../env";
 import { endFlight, type FlightRow, findFlight } from "../store/flights";
+import { readableFlightView } from "./flightListing";
 import { closeTelemetry } from "./telemetrySessions";
 
 /**
@@ -21,4 +22,19 @@ export async function endFlightNow(
   if (!ended) return findFlight(db, accountId, flight.id);
   await closeTelemetry(env, db, flight.id, now);
   return ended;
+}
+
+/**
+ * `POST /flight/v2/{id}/end`: the ended flight with its `pilot` and `aircraft` (the C++ SDK reads
+ * `end_time`; the Android SDK the whole flight, AirMapFlight). Null when the flight went meanwhile.
+ */
+export async function endedFlightView(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+  flight: FlightRow,
+  now: number,
+) {
+  const ended = await endFlightNow(env, db, accountId, flight, now);
+  return ended && readableFlightView(db, ended, true);
 }

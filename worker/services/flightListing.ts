@@ -1,5 +1,5 @@
 import { geometryProblem } from "../domain/flightArea";
-import { flightJson, flightView } from "../domain/flightViews";
+import { flightJson, flightView, planView } from "../domain/flightViews";
 import { type Geometry, unwrapGeometry } from "../domain/geojson";
 import type { Db } from "../env";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
@@ -8,7 +8,9 @@ import {
   enhancements,
   type FlightCursor,
   type FlightFilter,
+  type FlightPlanRow,
   type FlightRow,
+  findFlight,
   type ListedFlight,
   listFlights,
   listIntersectingFlights,
@@ -19,6 +21,12 @@ export async function readableFlightView(db: Db, flight: FlightRow, enhance: boo
   if (!enhance) return flightView(flight);
   const extra = await enhancements(db, [flight]);
   return { ...flightView(flight), ...extra.get(flight.id) };
+}
+
+/** A plan as `GET /flight/v2/plan/{plan_id}` answers it: with its flight's `public` and `notify` once submitted. */
+export async function readablePlanView(db: Db, plan: FlightPlanRow) {
+  const flight = plan.flightId ? await findFlight(db, plan.accountId, plan.flightId) : null;
+  return planView(plan, flight);
 }
 
 export interface FlightPageRequest {

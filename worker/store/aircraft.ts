@@ -11,6 +11,7 @@ const modelColumns = {
   massKg: aircraftModels.massKg,
   manufacturerId: manufacturers.id,
   manufacturerName: manufacturers.name,
+  manufacturerUrl: manufacturers.url,
 };
 
 type ModelRow = {
@@ -19,6 +20,7 @@ type ModelRow = {
   massKg: number | null;
   manufacturerId: string;
   manufacturerName: string;
+  manufacturerUrl: string | null;
 };
 
 /** The one shape of a model, in the catalogue and inside a pilot's aircraft. */
@@ -26,7 +28,8 @@ function modelView(row: ModelRow) {
   return {
     id: row.modelId,
     name: row.modelName,
-    manufacturer: { id: row.manufacturerId, name: row.manufacturerName },
+    // The same manufacturer as the manufacturer list gives (the Android SDK reads its `url` here too).
+    manufacturer: { id: row.manufacturerId, name: row.manufacturerName, url: row.manufacturerUrl },
     metadata: { mass_kg: row.massKg },
   };
 }

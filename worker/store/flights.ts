@@ -317,7 +317,7 @@ export interface FlightEnhancement {
   aircraft: {
     id: string;
     nickname: string;
-    model: { id: string; name: string; manufacturer: { id: string; name: string } };
+    model: { id: string; name: string; manufacturer: { id: string; name: string; url: string | null } };
   } | null;
 }
 
@@ -345,6 +345,7 @@ export async function enhancements(
         modelName: sql<string>`${aircraftModels.name}`.as("model_name"),
         manufacturerId: sql<string>`${manufacturers.id}`.as("manufacturer_id"),
         manufacturerName: sql<string>`${manufacturers.name}`.as("manufacturer_name"),
+        manufacturerUrl: sql<string | null>`${manufacturers.url}`.as("manufacturer_url"),
       })
       .from(aircraft)
       .innerJoin(aircraftModels, eq(aircraftModels.id, aircraft.modelId))
@@ -365,7 +366,11 @@ export async function enhancements(
             model: {
               id: craft.modelId,
               name: craft.modelName,
-              manufacturer: { id: craft.manufacturerId, name: craft.manufacturerName },
+              manufacturer: {
+                id: craft.manufacturerId,
+                name: craft.manufacturerName,
+                url: craft.manufacturerUrl,
+              },
             },
           }
         : null,

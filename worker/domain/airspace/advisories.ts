@@ -6,6 +6,7 @@ import { type Color, highestColor } from "./colors";
 import { cellBox, cellCenter, type GridCellKey } from "./facilityGrid";
 import { distanceFromPoint, distanceToArea, distanceToBox, metersBetweenBoxes } from "./geometry";
 import type { FacilityMapOverArea } from "./laanc";
+import { decodedProperties } from "./records";
 import { adviseUnder, type Ruleset } from "./rules";
 
 /** Airspace records as the store reads them, and the advisories (spec 2.5) built from them. */
@@ -305,7 +306,11 @@ function cellAdvisories(colorOf: (type: string, properties: Record<string, unkno
         ...laancProperties([cell]),
         source: cell.map.source,
       };
-      return { properties, color: colorOf(CONTROLLED_AIRSPACE, properties) };
+      // Decoded once per look (records.ts), so that the answer's withDecodedProperties copies no cell.
+      return {
+        properties: decodedProperties(CONTROLLED_AIRSPACE, properties),
+        color: colorOf(CONTROLLED_AIRSPACE, properties),
+      };
     });
   };
   return (cell: FacilityCell, airspace: AirspaceFeature | undefined, distance: number): Advisory => {

@@ -1,5 +1,6 @@
 import { kilometres, MAX_TAKEOFF_DISTANCE_M } from "../flightSanity";
 import type { Problem } from "../problem";
+import { DEFAULT_DIALECT, type SdkDialect } from "../sdkDialect";
 import type { AreaAdvisory } from "./advisories";
 import { type AuthorityDecision, featureVerdict, worstStatus } from "./featureVerdicts";
 import type { Authorization } from "./laanc";
@@ -63,7 +64,8 @@ export interface EvaluationInput {
 export interface EvaluatedFeature extends Omit<ReturnType<typeof featureView>, "code"> {
   status: RuleStatus;
   code: string;
-  value: unknown;
+  /** The answer as the SDKs read it: a scalar (a feature is a bool, a number or a string), else null. */
+  value: string | number | boolean | null;
 }
 
 export interface EvaluatedRule {
@@ -82,12 +84,24 @@ export interface Validation {
   /** The Swift SDK requires it: what is validated. */
   description: string;
   feature: { code: string; description: string };
-  authority: { id: string; name: string };
+  authority: AuthorityView;
+}
+
+/** An authority as the SDKs read it; the Swift SDK requires `facility` (JSONSerialization.swift 641–643). */
+export interface AuthorityView {
+  id: string;
+  name: string;
+  facility: string;
+}
+
+/** The facility of the service's authorities is the authority itself: no ATC facility decides here. */
+export function authorityView(authority: { id: string; name: string }): AuthorityView {
+  return { id: authority.id, name: authority.name, facility: authority.name };
 }
 
 export interface WireAuthorization {
   status: WireAuthorizationStatus;
-  authority: { id: string; name: string };
+  authority: AuthorityView;
   message: string;
   description: string;
 }
@@ -99,7 +113,7 @@ export interface Evaluation {
   failures: Failure[];
 }
 
-export function evaluate(input: EvaluationInput): Evaluation {
+export function evaluate(input: EvaluationInput, dialect: SdkDialect = DEFAULT_DIALECT): Evaluation {
   const features = { ...input.given, ...input.calculated };
   const decided: Record<string, AuthorizationStatus[]> = {};
   for (const a of input.authorizations ?? [])
@@ -140,7 +154,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
             {
               ...featureView(definition, name in input.calculated),
               ...verdicts[i]!,
-              value: features[name] ?? null,
+              value: scalarOrNull(features[name]),
             },
           ];
         }),
@@ -159,11 +173,11 @@ export function evaluate(input: EvaluationInput): Evaluation {
     rulesets,
     validations,
     authorizations: [
-      ...wireAuthorizations(input.authorizations ?? [], input.submitted),
+      ...wireAuthorizations(input.authorizations ?? [], input.submitted, dialect),
       ...undecidedNeeded.map(
         (): WireAuthorization => ({
           status: "pending",
-          authority: { id: LAANC_AUTHORITY.id, name: LAANC_AUTHORITY.name },
+          authority: authorityView(LAANC_AUTHORITY),
           message: `Give ${LAANC_ALTITUDE_FEATURE} in flight_features to learn what LAANC would decide`,
           description: "LAANC authorization for the controlled airspace over the area",
         }),
@@ -174,11 +188,15 @@ export function evaluate(input: EvaluationInput): Evaluation {
   };
 }
 
-/** Authorizations in the SDKs' terms (see `wireAuthorizationStatus` for the mapping). */
-export function wireAuthorizations(authorizations: Authorization[], submitted: boolean): WireAuthorization[] {
+/** Authorizations in the asking SDK's terms (see `wireAuthorizationStatus` for the mapping). */
+export function wireAuthorizations(
+  authorizations: Authorization[],
+  submitted: boolean,
+  dialect: SdkDialect = DEFAULT_DIALECT,
+): WireAuthorization[] {
   return authorizations.map((a) => ({
-    status: wireAuthorizationStatus(a.status, submitted),
-    authority: { id: a.authority.id, name: a.authority.name },
+    status: wireAuthorizationStatus(a.status, submitted, dialect),
+    authority: authorityView(a.authority),
     message: wireAuthorizationMessage(a.status, a.message),
     description: a.description,
   }));
@@ -193,7 +211,7 @@ const FAA_REGISTRATION = /^FA[0-9A-Z]{8}$/i;
 
 /** What LAANC needs of the pilot: a phone the FAA can call, and the aircraft's registration. */
 function laancValidations(pilot: PilotContact | null): Validation[] {
-  const authority = { id: LAANC_AUTHORITY.id, name: LAANC_AUTHORITY.name };
+  const authority = authorityView(LAANC_AUTHORITY);
   const check =
     (feature: Validation["feature"]) =>
     (state: ValidationState, data: string, message: string): Validation => ({
@@ -255,7 +273,7 @@ function takeoffValidations(distanceM: number): Validation[] {
       message: `The take-off point lies ${km} km outside the flight area: check takeoff_latitude and takeoff_longitude (some apps send the device's own position)`,
       description: feature.description,
       feature,
-      authority: { id: "windsock", name: "Windsock plan checks" },
+      authority: authorityView({ id: "windsock", name: "Windsock plan checks" }),
     },
   ];
 }
@@ -286,4 +304,8 @@ export function flightFeatureProblems(
       problems.push({ field: `${field}.${name}`, message: "must be true or false" });
   }
   return problems;
+}
+
+function scalarOrNull(value: unknown): string | number | boolean | null {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : null;
 }

@@ -26,6 +26,24 @@ const DECODED_PROPERTIES: Record<string, readonly string[]> = {
   emergency: [],
 };
 
+/**
+ * Members the Android and Swift SDKs read under other names than the C++ SDK and the spec: sent
+ * under both (the decoders ignore names they do not know), `[their name, ours]`. Android:
+ * `models/status/properties/AirMapControlledAirspaceProperties.java` 31–32,
+ * `AirMapAirportProperties.java` 54, `AirMapHeliportProperties.java` 26; Swift:
+ * `Source/Core/Models/JSONSerialization.swift` (controlled airspace `floor` 255, heliport `use`).
+ * `floor` is in feet, as `ceiling` and the FAA's `floor_ft` are (the Swift SDK's Double has no unit).
+ */
+const SDK_ALIASES: Record<string, readonly (readonly [string, string])[]> = {
+  controlled_airspace: [
+    ["classAirspace", "airspace_classification"],
+    ["airportIdentifier", "airport_id"],
+    ["floor", "floor_ft"],
+  ],
+  airport: [["longestRunway", "longest_runway"]],
+  heliport: [["use", "usage"]],
+};
+
 /** The types whose records and advisories must carry a `properties` object for the C++ decoder. */
 export const TYPES_WITH_DECODED_PROPERTIES = Object.keys(DECODED_PROPERTIES);
 
@@ -40,8 +58,9 @@ export function decodedProperties(
   effectiveStart: string | null = null,
 ): Record<string, unknown> {
   const decoded = DECODED_PROPERTIES[type] ?? [];
+  const aliases = SDK_ALIASES[type] ?? [];
   // A wide status answer fills this for each of a thousand cells, most of them already in shape.
-  if (type !== "wildfire" && holdsDecoded(decoded, properties)) return properties;
+  if (type !== "wildfire" && holdsDecoded(decoded, aliases, properties)) return properties;
   const filled: Record<string, unknown> = {};
   for (const key of decoded) filled[key] = null;
   if (type === "wildfire") filled.date_effective = effectiveStart;
@@ -49,6 +68,7 @@ export function decodedProperties(
     const value = properties[key];
     if (value !== undefined) filled[key] = value;
   }
+  for (const [alias, ours] of aliases) if (filled[alias] === undefined) filled[alias] = filled[ours] ?? null;
   return filled;
 }
 
@@ -58,8 +78,13 @@ export function decodedProperties(
  * leaves out anyway), so it is returned as it is. A key read per decoded key, not a walk over all:
  * a status answer's thousand facility-map cells each carry twenty.
  */
-function holdsDecoded(decoded: readonly string[], properties: Record<string, unknown>): boolean {
+function holdsDecoded(
+  decoded: readonly string[],
+  aliases: readonly (readonly [string, string])[],
+  properties: Record<string, unknown>,
+): boolean {
   for (const key of decoded) if (properties[key] === undefined) return false;
+  for (const [alias] of aliases) if (properties[alias] === undefined) return false;
   return true;
 }
 
@@ -76,6 +101,34 @@ export function withDecodedProperties<A extends { type: string; properties: Reco
   return properties === advisory.properties ? advisory : { ...advisory, properties };
 }
 
+/**
+ * Types whose stored area is the ground property itself (a park's or a prison's outline), so the
+ * same area is its `property_boundary`. Airports and heliports are stored as notice circles around a
+ * point, airspace has no property: those records name no related geometry.
+ */
+const PROPERTY_TYPES = new Set([
+  "park",
+  "school",
+  "prison",
+  "hospital",
+  "power_plant",
+  "stadium",
+  "university",
+  "military_property",
+  "industrial_property",
+  "residential_property",
+  "federal_building",
+  "embassy",
+  "police_station",
+  "recreational_area",
+]);
+
+/** The related areas the SDKs read (Android `related_geometry.property_boundary.geometry`, AirMapAirspace.java). */
+function relatedGeometry(feature: AirspaceFeature, geometry: Geometry) {
+  if (!PROPERTY_TYPES.has(feature.type)) return {};
+  return { property_boundary: { id: `${feature.externalId}#property_boundary`, geometry } };
+}
+
 export interface AirspaceRecord {
   id: string;
   name: string;
@@ -85,6 +138,7 @@ export interface AirspaceRecord {
   city: string | null;
   /** Always there (the Kotlin decoder needs it); with `full=false` its bounding box. */
   geometry: Geometry;
+  related_geometry: { property_boundary?: { id: string; geometry: Geometry } };
   last_updated: string | null;
   /** Rules depend on the rulesets a flight chooses: the advisory routes list them; a record names none. */
   rules: never[];
@@ -96,6 +150,8 @@ export interface AirspaceRecord {
 /** One stored airspace feature as an SDK airspace record. */
 export function airspaceRecord(feature: AirspaceFeature, full = true): AirspaceRecord {
   const effectiveStart = isoTimeOrNull(feature.effectiveStart);
+  // CONTRACT §11: simplified with full=false (to the box around it), never dropped.
+  const geometry = full ? feature.geometry : boxPolygon(bboxOf(feature.geometry));
   return {
     id: feature.externalId,
     name: feature.name,
@@ -104,8 +160,8 @@ export function airspaceRecord(feature: AirspaceFeature, full = true): AirspaceR
     country: feature.country ?? "",
     state: feature.state,
     city: feature.city,
-    // CONTRACT §11: simplified with full=false (to the box around it), never dropped.
-    geometry: full ? feature.geometry : boxPolygon(bboxOf(feature.geometry)),
+    geometry,
+    related_geometry: relatedGeometry(feature, geometry),
     last_updated: isoTimeOrNull(feature.lastUpdated),
     rules: [],
     properties: decodedProperties(feature.type, feature.properties, effectiveStart),

@@ -1,3 +1,4 @@
+import { acceptedUponSubmission, DEFAULT_DIALECT, type SdkDialect } from "../sdkDialect";
 import type { AuthorizationStatus } from "./types";
 
 /**
@@ -15,6 +16,8 @@ export const AUTHORIZATION_STATUSES = [
   "rejected",
   "pending",
   "accepted_upon_submission",
+  // The same, in the Android and Swift SDKs' words (worker/domain/sdkDialect.ts).
+  "authorized_upon_submission",
   "rejected_upon_submission",
 ] as const;
 export type WireAuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
@@ -50,14 +53,17 @@ export type Failure = (typeof FAILURES)[number];
  * `not_requested` (no LAANC at that airport, no facility map, more than 90 days ahead) and
  * `cancelled` mean this service does not authorize the flight: the pilot must not read them as an
  * authorization, so they go out as rejections and the message says what to do instead.
+ * `accepted_upon_submission` is the C++ SDK's word; the Android and Swift SDKs get theirs,
+ * `authorized_upon_submission` (worker/domain/sdkDialect.ts).
  */
 export function wireAuthorizationStatus(
   status: AuthorizationStatus,
   submitted: boolean,
+  dialect: SdkDialect = DEFAULT_DIALECT,
 ): WireAuthorizationStatus {
   switch (status) {
     case "accepted":
-      return submitted ? "accepted" : "accepted_upon_submission";
+      return submitted ? "accepted" : acceptedUponSubmission(dialect);
     case "pending":
       return "pending";
     case "rejected":
