@@ -323,6 +323,7 @@ describe("answers of every operation validate against the document", () => {
     await ok("GET /.well-known/jwks.json", "/.well-known/jwks.json");
     await ok("GET /dev/v1/db-ping", "/dev/v1/db-ping", { apiKey: account.apiKey });
     await ok("GET /system/v1/status", "/system/v1/status", { apiKey: account.apiKey });
+    await ok("GET /system/v1/sign_in_metrics", "/system/v1/sign_in_metrics", { apiKey: account.apiKey });
   });
 
   it("pilots", async () => {

@@ -3,6 +3,7 @@ import { createRouter } from "../app";
 import { type Component as ComponentData, LEVELS } from "../domain/systemStatus";
 import { success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
+import { signInCounts } from "../services/providerLogin";
 import { systemStatus } from "../services/systemStatus";
 
 const Level = z.enum(LEVELS);
@@ -35,6 +36,24 @@ const status = createRoute({
   ),
 });
 
-export const systemRoutes = createRouter().openapi(status, async (c) => {
-  return success(c, await systemStatus(c.var.db, c.env));
+const signInMetrics = createRoute({
+  method: "get",
+  path: "/system/v1/sign_in_metrics",
+  tags: ["Service"],
+  summary:
+    "The application's SDK sign-ins since this isolate started: attempts, successes, failures the provider refused, and attempts held back by the back-off",
+  security,
+  responses: responses(
+    z.object({
+      attempts: z.number().int(),
+      succeeded: z.number().int(),
+      failed: z.number().int(),
+      throttled: z.number().int(),
+    }),
+    "Counts of this isolate",
+  ),
 });
+
+export const systemRoutes = createRouter()
+  .openapi(status, async (c) => success(c, await systemStatus(c.var.db, c.env)))
+  .openapi(signInMetrics, (c) => success(c, signInCounts(c.var.account.id)));

@@ -5,6 +5,7 @@ import {
   providerUrlProblem,
   sdkTokens,
 } from "../domain/identityProvider";
+import { type LoginKeys, LoginThrottle } from "../domain/loginThrottle";
 import type { Bindings, Db } from "../env";
 import { findIdentityProvider, type IdentityProvider } from "../store/identityProviders";
 import { urlPolicyOf } from "./pilotTokens";
@@ -14,6 +15,78 @@ const TOKEN_ENDPOINT_TIMEOUT_MS = 10_000;
 /** What an operator sets so that the SDK login routes work; named in the 4xx when it is missing. */
 export const PROVIDER_SETTING =
   "npm run pilots:provider -- set --account <id> --issuer <url> --discovery-url <url> --audience <aud> --client-id <id>";
+
+/** Password guessing held back per user name and per client address (domain/loginThrottle.ts). */
+const throttle = new LoginThrottle();
+
+/** Sign-in outcomes per application since the isolate started (GET /system/v1/sign_in_metrics). */
+export interface SignInCounts {
+  attempts: number;
+  succeeded: number;
+  /** The provider refused the credentials or the refresh token. */
+  failed: number;
+  /** Refused here, by the back-off, before the provider was asked. */
+  throttled: number;
+}
+const counts = new Map<string, SignInCounts>();
+
+export function signInCounts(accountId: string): SignInCounts {
+  return { ...(counts.get(accountId) ?? { attempts: 0, succeeded: 0, failed: 0, throttled: 0 }) };
+}
+
+function count(accountId: string, outcome: keyof Omit<SignInCounts, "attempts">): void {
+  const current = counts.get(accountId) ?? { attempts: 0, succeeded: 0, failed: 0, throttled: 0 };
+  current.attempts += 1;
+  current[outcome] += 1;
+  counts.set(accountId, current);
+}
+
+/**
+ * A sign-in as the SDK login routes make it: held back while the user name or the address is backing
+ * off (the same answer for every name, known to the provider or not), otherwise passed to the
+ * provider, its refusals counted and logged (never the password, nor the name).
+ */
+export async function signIn(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+  grant: Grant,
+  tokenType: "bearer" | "Bearer",
+  address: string,
+  now = Date.now(),
+): Promise<ProviderAnswer> {
+  const keys: LoginKeys = {
+    address,
+    ...(grant.grantType === "password"
+      ? { user: `${accountId}\u0000${grant.username.trim().toLowerCase()}` }
+      : {}),
+  };
+  const waitMs = throttle.begin(keys, now);
+  if (waitMs > 0) {
+    count(accountId, "throttled");
+    const seconds = Math.ceil(waitMs / 1000);
+    return {
+      ok: false,
+      status: 429,
+      error: "too_many_attempts",
+      description: `Too many failed sign-ins: try again in ${seconds} s`,
+      retryAfterSeconds: seconds,
+    };
+  }
+  const answer = await exchangeGrant(env, db, accountId, grant, tokenType);
+  if (answer.ok) {
+    throttle.succeeded(keys);
+    count(accountId, "succeeded");
+  } else if (answer.error === "invalid_grant") {
+    count(accountId, "failed");
+    console.warn(
+      JSON.stringify({ level: "warn", msg: "sign-in refused", account: accountId, grant: grant.grantType }),
+    );
+  } else {
+    throttle.unjudged(keys);
+  }
+  return answer;
+}
 
 /**
  * Passes a grant to the account's provider's token endpoint and answers in the SDKs' shape. The
