@@ -118,6 +118,8 @@ export interface Variables {
   account: Account;
   /** The pilot id (token `sub`) once `requireToken` or `optionalToken` has run. */
   pilotId: string | undefined;
+  /** A provider token's `sub`, which the SDKs use as the pilot's id (middleware/token.ts `pilotIdOf`). */
+  pilotSubject?: string;
   /** When that token expires (UNIX seconds): open streams end then. */
   tokenExpiresAt?: number;
 }

@@ -424,6 +424,7 @@ describe("answers of every operation validate against the document", () => {
     await ok("GET /flight/v2/plan/{plan_id}", path, as());
     await ok("PATCH /flight/v2/plan/{plan_id}", path, { ...as(), body: { flight_description: "Survey" } });
     await ok("GET /flight/v2/plan/{plan_id}/briefing", `${path}/briefing`, as());
+    await ok("GET /flight/v2/plan/{plan_id}/features", `${path}/features`, as());
     await ok("GET /rules/v1/{flight_plan_id}/evaluation", `/rules/v1/${enc(id)}/evaluation`, as());
     await ok("GET /advisory/v1/airspace/{flight_plan_id}", `/advisory/v1/airspace/${enc(id)}`, as());
     const submitted = await ok("POST /flight/v2/plan/{plan_id}/submit", `${path}/submit`, as());
@@ -559,6 +560,7 @@ describe("answers of every operation validate against the document", () => {
     });
     const ids = rulesets.data.map((r: { id: string }) => r.id).join(",");
     await ok("GET /rules/v1/rule", `/rules/v1/rule?rulesets=${ids}`, key);
+    await ok("GET /rules/v1", `/rules/v1?rulesets=${ids}`, key);
     await ok("GET /rules/v1/{ruleset_id}", `/rules/v1/${rulesets.data[0].id}`, key);
     await ok("POST /rules/v1/evaluation", "/rules/v1/evaluation", {
       ...key,

@@ -1,9 +1,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FREE_FAILURES_PER_ADDRESS, FREE_FAILURES_PER_USER } from "../../worker/domain/loginThrottle";
 import type { Bindings } from "../../worker/env";
 import app from "../../worker/index";
+import { type FakeProvider, fakeProvider } from "./fakeProvider";
 import { BASE, call, createAccount, type TestAccount } from "./helpers";
 
 /**
@@ -15,56 +15,17 @@ import { BASE, call, createAccount, type TestAccount } from "./helpers";
  * decoder reads them (src/airmap/codec/json/token.cpp; a 4xx shows `error_description`).
  */
 
-const ISSUER = "https://login-sdk.example.com";
 const PASSWORD = "correct horse";
 const USER = "pilot-a";
-let keyPair: Awaited<ReturnType<typeof generateKeyPair>>;
-let jwk: Record<string, unknown>;
+let provider: FakeProvider;
 let account: TestAccount;
 let publicId: string;
 let clientId: string;
 let asked: string[];
 
-async function idToken(sub: string) {
-  return new SignJWT({ email: `${sub}@example.com` })
-    .setProtectedHeader({ alg: "RS256", kid: "k1" })
-    .setIssuer(ISSUER)
-    .setSubject(sub)
-    .setAudience(clientId)
-    .setIssuedAt()
-    .setExpirationTime("1h")
-    .sign(keyPair.privateKey);
-}
-
-/** The provider: the password and refresh grants of its token endpoint, and its keys. */
-function fakeProvider() {
-  asked = [];
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    if (url === `${ISSUER}/jwks`) return Response.json({ keys: [jwk] });
-    if (url !== `${ISSUER}/token`) return new Response("not here", { status: 404 });
-    const form = new URLSearchParams(String(init?.body ?? ""));
-    asked.push(form.get("grant_type")!);
-    const good =
-      form.get("grant_type") === "password"
-        ? form.get("username") === USER &&
-          form.get("password") === PASSWORD &&
-          form.get("client_id") === clientId
-        : form.get("refresh_token") === "refresh-good";
-    if (!good)
-      return Response.json(
-        { error: "invalid_grant", error_description: "Wrong email or password." },
-        { status: 400 },
-      );
-    return Response.json({
-      id_token: await idToken(USER),
-      access_token: await idToken(USER),
-      refresh_token: "refresh-good",
-      token_type: "Bearer",
-      expires_in: 3600,
-    });
-  });
-}
+const serveProvider = () => {
+  asked = provider.serve({ [USER]: PASSWORD });
+};
 
 /** One request to the worker as deployed with `settings`, from the client address `address`. */
 async function send(
@@ -108,29 +69,19 @@ const oauthRo = (username: string, password: string, client = clientId) =>
 const oauthToken = (json: any) => ({ id: json.data.id_token, bearer: json.data.token_type === "bearer" });
 
 beforeAll(async () => {
-  keyPair = await generateKeyPair("RS256", { extractable: true });
-  jwk = { ...(await exportJWK(keyPair.publicKey)), kid: "k1", alg: "RS256", use: "sig" };
+  provider = await fakeProvider("https://login-sdk.example.com");
+  clientId = provider.clientId;
   account = await createAccount("sdk login", 100_000);
-  clientId = `sdk-login-${crypto.randomUUID()}`;
-  const now = Date.now();
-  await env.DB.prepare(
-    `INSERT INTO identity_providers (account_id, issuer, jwks_url, token_endpoint, audience, user_claim,
-       client_id, allow_loopback, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'sub', ?, 0, ?, ?)`,
-  )
-    .bind(account.accountId, ISSUER, `${ISSUER}/jwks`, `${ISSUER}/token`, clientId, clientId, now, now)
-    .run();
+  await provider.trustedBy(account.accountId);
   publicId = (await env.DB.prepare("SELECT public_id FROM accounts WHERE id = ?")
     .bind(account.accountId)
-    .first<{
-      public_id: string;
-    }>())!.public_id;
+    .first<{ public_id: string }>())!.public_id;
 });
 afterEach(() => vi.restoreAllMocks());
 
 describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
   it("POST /oauth/ro: client_id names the application; the token works for the app's later calls", async () => {
-    fakeProvider();
+    serveProvider();
     const res = await send("/oauth/ro", { body: oauthRo(USER, PASSWORD) }, {}, "198.51.100.1");
     expect(res.status, res.text).toBe(200);
     const token = oauthToken(res.json);
@@ -143,7 +94,7 @@ describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
   });
 
   it("POST /delegation: the C++ renew body (authenticator.cpp 72–78) renews without a key", async () => {
-    fakeProvider();
+    serveProvider();
     const res = await send(
       "/delegation",
       {
@@ -165,7 +116,7 @@ describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
   });
 
   it("the realm may name the application by its public id; SDK_LOGIN_APPLICATION names it when nothing else does", async () => {
-    fakeProvider();
+    serveProvider();
     const form = (extra: Record<string, string> = {}) =>
       new URLSearchParams({
         grant_type: "password",
@@ -202,7 +153,7 @@ describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
   });
 
   it("an unknown client_id is refused in the OAuth shape, before any provider is asked", async () => {
-    fakeProvider();
+    serveProvider();
     const res = await send(
       "/oauth/ro",
       { body: oauthRo(USER, PASSWORD, "nobody's-client") },
@@ -219,24 +170,8 @@ describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
   it("keyless sign-ins are held to the application's own rate limit, as its key is", async () => {
     const limited = await createAccount("sdk login limited", 3);
     const limitedClient = `sdk-login-limited-${crypto.randomUUID()}`;
-    const now = Date.now();
-    await env.DB.prepare(
-      `INSERT INTO identity_providers (account_id, issuer, jwks_url, token_endpoint, audience, user_claim,
-         client_id, allow_loopback, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'sub', ?, 0, ?, ?)`,
-    )
-      .bind(
-        limited.accountId,
-        ISSUER,
-        `${ISSUER}/jwks`,
-        `${ISSUER}/token`,
-        limitedClient,
-        limitedClient,
-        now,
-        now,
-      )
-      .run();
-    fakeProvider();
+    await provider.trustedBy(limited.accountId, limitedClient);
+    serveProvider();
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++)
       statuses.push(
@@ -255,7 +190,7 @@ describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
 
 describe("password guessing (issue #37 item 5)", () => {
   it("1 address, 1 user, 200 wrong passwords at once: the provider hears the free few, the rest wait with Retry-After", async () => {
-    fakeProvider();
+    serveProvider();
     const address = "203.0.113.10";
     const before = (await call("/system/v1/sign_in_metrics", { apiKey: account.apiKey })).json.data;
     const answers = await Promise.all(
@@ -282,7 +217,7 @@ describe("password guessing (issue #37 item 5)", () => {
   });
 
   it("a name the provider does not know backs off exactly as a known one: the answers do not tell them apart", async () => {
-    fakeProvider();
+    serveProvider();
     const shapes = [];
     for (const [user, address] of [
       ["someone-real", "203.0.113.20"],
@@ -297,7 +232,7 @@ describe("password guessing (issue #37 item 5)", () => {
   });
 
   it("one address guessing many names is held back after its own free failures", async () => {
-    fakeProvider();
+    serveProvider();
     const address = "203.0.113.30";
     const statuses = [];
     for (let i = 0; i < FREE_FAILURES_PER_ADDRESS + 3; i++)

@@ -2,7 +2,12 @@ import { type AreaAdvisory, adviseArea, laancOverArea } from "../domain/airspace
 import { briefing } from "../domain/airspace/briefing";
 import type { Color } from "../domain/airspace/colors";
 import { fliesAtNight } from "../domain/airspace/daylight";
-import { type EvaluationInput, evaluate, flightFeatureProblems } from "../domain/airspace/evaluation";
+import {
+  type EvaluationInput,
+  evaluate,
+  featuresOfEvaluation,
+  flightFeatureProblems,
+} from "../domain/airspace/evaluation";
 import { flightBand } from "../domain/airspace/heights";
 import { type Authorization, decideLaanc } from "../domain/airspace/laanc";
 import { LAANC_ALTITUDE_FEATURE, numericFeature } from "../domain/airspace/rules";
@@ -167,6 +172,11 @@ export async function planEvaluation(db: Db, accountId: string, pilotId: string 
   if (pilotId !== undefined && pilotId !== plan.pilotId)
     throw forbidden("This flight plan belongs to another pilot");
   return evaluationAnswer(await evaluatePlan(db, plan));
+}
+
+/** The flight features the plan's rules ask for, each with its status for the plan. */
+export async function planFeatures(db: Db, plan: FlightPlanRow) {
+  return featuresOfEvaluation(evaluate((await evaluatePlan(db, plan)).input));
 }
 
 /** The plan's briefing: its advisories and color, each rule's status, validations and authorizations. */

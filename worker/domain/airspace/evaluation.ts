@@ -287,3 +287,20 @@ export function flightFeatureProblems(
   }
   return problems;
 }
+
+/**
+ * The flight features a plan's rules ask for, each once (`GET /flight/v2/plan/{id}/features`, the
+ * Android SDK's FlightService.getFlightFeatures): its worst status over the rules that ask for it.
+ */
+export function featuresOfEvaluation(evaluation: Pick<Evaluation, "rulesets">): EvaluatedFeature[] {
+  const byName = new Map<string, EvaluatedFeature>();
+  for (const ruleset of evaluation.rulesets)
+    for (const rule of ruleset.rules)
+      for (const feature of rule.flight_features) {
+        const seen = byName.get(feature.flight_feature);
+        if (!seen) byName.set(feature.flight_feature, feature);
+        else if (worstStatus([seen.status, feature.status]) !== seen.status)
+          byName.set(feature.flight_feature, { ...seen, status: feature.status, code: feature.code });
+      }
+  return [...byName.values()];
+}
