@@ -152,6 +152,31 @@ describe("SDK login without an API key (C++ SDK requesters.sso)", () => {
     expect(asked).toEqual(["password", "password"]);
   });
 
+  it("GET /realms/airmap/.well-known/openid-configuration without a key: the provider's document (Swift Constants.swift 89, AppAuth discovery)", async () => {
+    serveProvider();
+    const found = await send(
+      "/realms/airmap/.well-known/openid-configuration",
+      { method: "GET" },
+      { SDK_LOGIN_APPLICATION: publicId },
+    );
+    expect(found.status, found.text).toBe(200);
+    // What AppAuth's OIDServiceDiscovery requires: issuer, authorization and token endpoints, jwks_uri…
+    expect(found.json.issuer).toBe(provider.issuer);
+    expect(found.json.jwks_uri).toBe(`${provider.issuer}/jwks`);
+    expect(found.json.token_endpoint).toBe(`${provider.issuer}/token`);
+    for (const field of [
+      "response_types_supported",
+      "subject_types_supported",
+      "id_token_signing_alg_values_supported",
+    ])
+      expect(found.json[field]).toBeInstanceOf(Array);
+    const byRealm = await send(`/realms/${publicId}/.well-known/openid-configuration`, { method: "GET" });
+    expect(byRealm.json.issuer).toBe(provider.issuer);
+    const nobody = await send("/realms/airmap/.well-known/openid-configuration", { method: "GET" });
+    expect(nobody.status).toBe(401);
+    expect(nobody.json.error).toBe("invalid_client");
+  });
+
   it("an unknown client_id is refused in the OAuth shape, before any provider is asked", async () => {
     serveProvider();
     const res = await send(

@@ -1,6 +1,7 @@
+import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { flightAt } from "./flightFixtures";
-import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
+import { BASE, call, createAccount, type TestAccount, tokenFor } from "./helpers";
 
 /**
  * The Swift SDK's requests exactly as it sends them (airmap/AirMapSDK-Swift 0fbabab, Alamofire 4.9),
@@ -91,5 +92,35 @@ describe("Swift SDK requests", () => {
     expect(res.json.data.first_name).toBe("Swift");
     expect(res.json.data.phone).toBe("+13105551212");
     expect(res.json.data.app_metadata).toEqual({});
+  });
+
+  it("SystemStatusClient (SystemStatusClient.swift 26–35) opens /system/v1/status/monitor as a WebSocket and reads {level, message}", async () => {
+    const res = await SELF.fetch(`${BASE}/system/v1/status/monitor`, {
+      headers: {
+        Upgrade: "websocket",
+        "X-API-Key": account.apiKey,
+        "Accept-Language": "en-US",
+        Authorization: `Bearer ${pilot.token}`,
+      },
+    });
+    expect(res.status).toBe(101);
+    const socket = res.webSocket!;
+    const first = new Promise<string>((resolve) =>
+      socket.addEventListener("message", (event) => resolve(String(event.data)), { once: true }),
+    );
+    socket.accept();
+    // AirMapSystemStatus.swift 49–52: level (normal, maintenance, degraded, failed, unknown), message.
+    const status = JSON.parse(await first);
+    expect(["normal", "maintenance", "degraded", "failed", "unknown"]).toContain(status.level);
+    expect(status).toHaveProperty("message");
+    socket.close(1000, "done");
+
+    const plain = await call("/system/v1/status/monitor", { apiKey: account.apiKey });
+    expect(plain.status).toBe(426);
+    const keyless = await SELF.fetch(`${BASE}/system/v1/status/monitor`, {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(keyless.status).toBe(401);
+    await keyless.text();
   });
 });

@@ -12,7 +12,7 @@ import type { AppEnv } from "../env";
 import { security } from "../lib/openapi";
 import { loginBody, oauthError, requireLoginApplication } from "../middleware/loginApplication";
 import { clientAddress } from "../middleware/publicRateLimit";
-import { signIn } from "../services/providerLogin";
+import { providerDiscovery, signIn } from "../services/providerLogin";
 
 /**
  * The SDKs' sign-in routes (issue #25), served by the account's own OpenID Connect provider: the
@@ -134,10 +134,57 @@ const realmToken = createRoute({
   responses: answers,
 });
 
+const realmDiscovery = createRoute({
+  method: "get",
+  path: "/realms/{realm}/.well-known/openid-configuration",
+  tags: ["Auth"],
+  summary: "The application's identity provider's OpenID discovery document, where the SDKs look for it",
+  description:
+    "The Swift SDK's issuer is `https://auth.<domain>/realms/airmap/` and AppAuth asks for its discovery without an API key. The application is the realm's when it is an application's public id, else SDK_LOGIN_APPLICATION (or the API key's, when one is sent). The document is the provider's own: the SDK then signs in at the provider.",
+  security: optionalKey,
+  middleware: [requireLoginApplication] as const,
+  request: {
+    params: z.object({
+      realm: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: "realm", in: "path" }, example: "airmap" }),
+    }),
+  },
+  responses: {
+    200: {
+      content: {
+        "application/json": {
+          schema: z
+            .object({ issuer: z.string(), jwks_uri: z.string() })
+            .catchall(z.unknown())
+            .openapi("OpenIdConfiguration"),
+        },
+      },
+      description:
+        "The provider's discovery document (OpenID Connect Discovery 1.0), as the provider serves it",
+    },
+    400: { ...errorContent, description: "The application has no identity provider" },
+    401: answers[401],
+    429: answers[429],
+    502: answers[502],
+  },
+});
+
 export const pilotLoginRoutes = createRouter()
   .openapi(oauthRo, async (c) => answer(c, passwordGrant(await loginBody(c)), "bearer"))
   .openapi(delegation, async (c) => answer(c, refreshGrant(await loginBody(c)), "Bearer"))
-  .openapi(realmToken, async (c) => answer(c, tokenEndpointGrant(await loginBody(c)), "bearer"));
+  .openapi(realmToken, async (c) => answer(c, tokenEndpointGrant(await loginBody(c)), "bearer"))
+  .openapi(realmDiscovery, async (c) => {
+    const found = await providerDiscovery(c.env, c.var.db, c.var.account.id);
+    if (!found.ok) {
+      const error = found.status === 400 ? "unauthorized_client" : "temporarily_unavailable";
+      return oauthError(c, found.status, error, found.description);
+    }
+    c.header("Cache-Control", "public, max-age=60");
+    return c.json(found.document as { issuer: string; jwks_uri: string }, 200);
+  });
 
 async function answer(c: Context<AppEnv>, parsed: GrantParse, tokenType: "bearer" | "Bearer") {
   const address = clientAddress(c.req.header("cf-connecting-ip"));

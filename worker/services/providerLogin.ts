@@ -1,12 +1,14 @@
 import {
   type Grant,
   grantForm,
+  PROVIDER_ALGORITHMS,
   type ProviderAnswer,
   providerUrlProblem,
   sdkTokens,
 } from "../domain/identityProvider";
 import { type LoginKeys, LoginThrottle } from "../domain/loginThrottle";
 import type { Bindings, Db } from "../env";
+import { TtlCache } from "../lib/ttlCache";
 import { findIdentityProvider, type IdentityProvider } from "../store/identityProviders";
 import { urlPolicyOf } from "./pilotTokens";
 
@@ -148,4 +150,67 @@ function unusableProvider(env: Bindings, provider: IdentityProvider | null): str
   const problem = providerUrlProblem(provider.tokenEndpoint, urlPolicyOf(env, provider));
   if (problem) return `The identity provider's token endpoint ${problem}`;
   return null;
+}
+
+const DISCOVERY_CACHE_MS = 60_000;
+const discoveries = new TtlCache<Record<string, unknown>>(1_000);
+
+/**
+ * The OpenID discovery document of the application's provider, for an SDK that discovers it at this
+ * service's realm (the Swift SDK's issuer is `https://auth.<domain>/realms/airmap/`, Constants.swift
+ * 89, and AppAuth reads `<issuer>.well-known/openid-configuration`): the provider's own document,
+ * so the SDK signs in at the provider and checks its tokens' issuer against the provider's. Built
+ * from the stored endpoints when the provider was set without a discovery URL. Null when the
+ * application has no usable provider; a 502 problem when it cannot be read.
+ */
+export async function providerDiscovery(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+): Promise<
+  { ok: true; document: Record<string, unknown> } | { ok: false; status: 400 | 502; description: string }
+> {
+  const provider = await findIdentityProvider(db, accountId);
+  if (!provider)
+    return {
+      ok: false,
+      status: 400,
+      description: `This application has no identity provider for its pilots: the operator sets one with ${PROVIDER_SETTING}`,
+    };
+  const cached = discoveries.get(provider.issuer);
+  if (cached) return { ok: true, document: cached };
+  let document: Record<string, unknown>;
+  if (provider.discoveryUrl) {
+    const problem = providerUrlProblem(provider.discoveryUrl, urlPolicyOf(env, provider));
+    if (problem) return { ok: false, status: 502, description: `The provider's discovery URL ${problem}` };
+    try {
+      const response = await fetch(provider.discoveryUrl, {
+        headers: { accept: "application/json" },
+        redirect: "manual",
+        signal: AbortSignal.timeout(TOKEN_ENDPOINT_TIMEOUT_MS),
+      });
+      const body = await response.json().catch(() => null);
+      if (response.status !== 200 || typeof body !== "object" || body === null || Array.isArray(body))
+        return {
+          ok: false,
+          status: 502,
+          description: `the identity provider's discovery answered ${response.status}`,
+        };
+      document = body as Record<string, unknown>;
+    } catch {
+      return { ok: false, status: 502, description: "the identity provider could not be reached; try again" };
+    }
+  } else {
+    document = {
+      issuer: provider.issuer,
+      jwks_uri: provider.jwksUrl,
+      ...(provider.authorizationEndpoint ? { authorization_endpoint: provider.authorizationEndpoint } : {}),
+      ...(provider.tokenEndpoint ? { token_endpoint: provider.tokenEndpoint } : {}),
+      response_types_supported: ["code"],
+      subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: [...PROVIDER_ALGORITHMS],
+    };
+  }
+  discoveries.set(provider.issuer, document, DISCOVERY_CACHE_MS);
+  return { ok: true, document };
 }
