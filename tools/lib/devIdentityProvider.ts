@@ -22,6 +22,8 @@ export interface DevIdentityProviderOptions {
   password: string;
   /** Where the deep-link page (and tests) receive the authorization code. */
   redirectUris: string[];
+  /** The client registered for Windsock (default DEV_CLIENT_ID); tests give each provider its own. */
+  clientId?: string;
 }
 
 export interface DevIdentityProvider {
@@ -81,7 +83,7 @@ export async function startDevIdentityProvider(
   return {
     issuer,
     discoveryUrl: `${issuer}/.well-known/openid-configuration`,
-    clientId: DEV_CLIENT_ID,
+    clientId: options.clientId ?? DEV_CLIENT_ID,
     username: DEV_PILOT_USERNAME,
     currentKid: () => keys[0]!.kid!,
     rotateKeys() {
@@ -112,7 +114,7 @@ function build(
   const provider = new Provider(issuer, {
     clients: [
       {
-        client_id: DEV_CLIENT_ID,
+        client_id: options.clientId ?? DEV_CLIENT_ID,
         token_endpoint_auth_method: "none",
         grant_types: ["authorization_code", "refresh_token", "password"],
         response_types: ["code"],
