@@ -104,6 +104,7 @@ async function main() {
   });
   const target = await openMigratedLocalTarget(log);
   let apiKey: string;
+  let devApplication: string;
   try {
     // Elevation writes R2 and airspace D1: the two load side by side.
     await Promise.all(
@@ -114,13 +115,13 @@ async function main() {
       }),
     );
     apiKey = await developmentKey(target);
-    await trustIdentityProvider(target, apiKey, identity);
+    devApplication = await trustIdentityProvider(target, apiKey, identity);
   } finally {
     await target.close();
   }
 
   prepareStaticAssets();
-  running.push(await superviseWorker(baseUrl));
+  running.push(await superviseWorker(baseUrl, devApplication));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
   const [relayArgs, firstMetricsPort] = await relayReady;
   const relay = await superviseRelay(baseUrl, devVars, firstMetricsPort, relayArgs);
@@ -197,6 +198,7 @@ async function trustIdentityProvider(
   if (account.name !== DEV_APPLICATION_NAME) await renameAccount(db, account.id, DEV_APPLICATION_NAME);
   await devIdentity.trustDevProvider(db, account.id, identity);
   log(`identity provider: ${identity.issuer} (${identity.clientId}) trusted by ${account.publicId}`);
+  return account.publicId;
 }
 
 /** The relay's metrics port (relayMetricsPort): fixed 9464 unless set, or taken by another copy. */
@@ -214,7 +216,8 @@ function record(name: string, value: unknown) {
   renameSync(`${SERVICES_FILE}.tmp`, SERVICES_FILE);
 }
 
-function superviseWorker(baseUrl: string) {
+/** `loginApplication`: the SDK sign-ins that name no application sign in to the development one. */
+function superviseWorker(baseUrl: string, loginApplication: string) {
   const args = [
     "dev",
     "--ip=127.0.0.1",
@@ -223,6 +226,7 @@ function superviseWorker(baseUrl: string) {
     "--inspector-port=0",
     "--show-interactive-dev-session=false",
     `--log-level=${process.env.WRANGLER_LOG ?? "info"}`,
+    `--var=SDK_LOGIN_APPLICATION:${loginApplication}`,
   ];
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);

@@ -34,6 +34,22 @@ export function validationError(issues: ZodIssueLike[], target = "json"): ApiErr
   return new ApiError(400, `Invalid request: check ${fields}`, errors);
 }
 
+/**
+ * The body of a route documented with `jsonOrFormBody`: the JSON or the form that came (each already
+ * validated by its content type), or, when neither did, `{}` checked by `schema` so that a missing
+ * required field is named.
+ */
+export function jsonOrForm<T>(
+  schema: { safeParse(value: unknown): { success: boolean; data?: T; error?: { issues: ZodIssueLike[] } } },
+  submitted: { json: unknown; form: unknown },
+): T {
+  for (const body of [submitted.json, submitted.form])
+    if (typeof body === "object" && body !== null && Object.keys(body).length > 0) return body as T;
+  const parsed = schema.safeParse({});
+  if (!parsed.success) throw validationError(parsed.error!.issues);
+  return parsed.data as T;
+}
+
 /** A router with the shared validation hook; every API area builds on one of these. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never, strict: false });

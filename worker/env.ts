@@ -61,6 +61,11 @@ export interface Bindings {
    * 127.0.0.1, [::1]) when ENVIRONMENT is development; ignored in any other mode (domain/outboundUrl.ts).
    */
   OUTBOUND_ALLOW_LOOPBACK?: string;
+  /**
+   * The application (its public id, `app_…`) of SDK sign-ins that name none: no API key, no `client_id`
+   * of a known client, no realm that is an application's public id (services/loginApplication.ts).
+   */
+  SDK_LOGIN_APPLICATION?: string;
   /** Origins allowed to call the API from a browser (CORS): a comma list, or `*`. */
   CORS_ALLOWED_ORIGINS: string;
   /** Base64 of 32 bytes: seals telemetry session keys at rest (AES-GCM). `wrangler secret put`. */
@@ -114,6 +119,8 @@ export interface Variables {
   account: Account;
   /** The pilot id (token `sub`) once `requireToken` or `optionalToken` has run. */
   pilotId: string | undefined;
+  /** A provider token's `sub`, which the SDKs use as the pilot's id (middleware/token.ts `pilotIdOf`). */
+  pilotSubject?: string;
   /** When that token expires (UNIX seconds): open streams end then. */
   tokenExpiresAt?: number;
   /** Which SDK's words the answer uses (middleware/dialect.ts). */

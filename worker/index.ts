@@ -67,6 +67,9 @@ const PUBLIC_PATHS = [
   /^\/favicon\.ico$/,
   /^\/create_flight\/v1\/?$/,
   /^\/deeplink\/v1\/open\/?$/,
+  // The SDKs' sign-in, which they send without a key (middleware/loginApplication.ts finds the application).
+  /^\/(oauth\/ro|delegation|realms\/[^/]+\/protocol\/openid-connect\/token)$/,
+  /^\/realms\/[^/]+\/\.well-known\/openid-configuration$/,
   // The page's sign-in at the account's identity provider (worker/services/pageSignIn.ts).
   /^\/create_flight\/v1\/sign(ed)?_in$/,
   /^\/internal\//,

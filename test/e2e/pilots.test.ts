@@ -18,6 +18,9 @@ import { addAccount } from "./services";
  */
 
 const exec = promisify(execFile);
+/** The whole token answer of the last authorization code exchange (the Swift SDK keeps all of it). */
+let lastCodeTokens: any;
+const keylessClientId = `windsock-e2e-${randomBytes(4).toString("hex")}`;
 const { baseUrl, stateDir } = inject("service");
 const PASSWORD = randomBytes(9).toString("base64url");
 const CALLBACK = "http://127.0.0.1:9/callback";
@@ -102,6 +105,8 @@ beforeAll(async () => {
     port: 0,
     password: PASSWORD,
     redirectUris: [CALLBACK, `${baseUrl}/create_flight/v1/signed_in`],
+    // Its own client id: a keyless sign-in's client_id then names this application alone.
+    clientId: keylessClientId,
   });
   const prepared = await addAccount(stateDir, "e2e pilots");
   apiKey = prepared.apiKey;
@@ -231,6 +236,30 @@ describe("federated pilots through the development OpenID Provider", () => {
   it("authorization code with PKCE: the provider's id_token is accepted as the same pilot", async () => {
     const idToken = await authorizationCodeLogin(provider, CALLBACK, PASSWORD);
     expect(((await (await profile(idToken)).json()) as any).data.id).toBe(pilotId);
+  });
+
+  it("the Swift SDK's sign-in: its bearer is the ACCESS token, its pilot id the token's sub (AuthService.swift 201–205)", async () => {
+    await authorizationCodeLogin(provider, CALLBACK, PASSWORD);
+    const access = lastCodeTokens.access_token as string;
+    expect(access.split(".")).toHaveLength(3);
+    const sub = JSON.parse(Buffer.from(lastCodeTokens.id_token.split(".")[1], "base64url").toString()).sub;
+    const read = await fetch(`${baseUrl}/pilot/v2/${encodeURIComponent(sub)}`, {
+      headers: { "x-api-key": apiKey, authorization: `Bearer ${access}` },
+    });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as any).data.id).toBe(pilotId);
+  });
+
+  it("POST /oauth/ro without X-API-Key, as the C++ SDK's SSO requester sends it (rest/client.cpp requesters.sso)", async () => {
+    const res = await fetch(`${baseUrl}/oauth/ro`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...oauthRoBody(PASSWORD), client_id: keylessClientId }),
+    });
+    expect(res.status).toBe(200);
+    const outcome = await cppPasswordOutcome(res);
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(((await (await profile(outcome.token.id)).json()) as any).data.id).toBe(pilotId);
   });
 
   it("key rotation: a token signed with a kid the worker has not seen refetches the provider's keys", async () => {
@@ -375,6 +404,7 @@ async function authorizationCodeLogin(idp: DevIdentityProvider, redirectUri: str
   expect(exchanged.status).toBe(200);
   const claims = JSON.parse(Buffer.from(tokens.id_token.split(".")[1], "base64url").toString());
   expect(claims.nonce).toBe(nonce);
+  lastCodeTokens = tokens;
   return tokens.id_token as string;
 }
 

@@ -52,6 +52,8 @@ const NOT_JSON: Record<string, string> = {
 const FREE_FORM: Record<string, string> = {
   "user_metadata/additionalProperties": "the client's own JSON about its pilot, stored as sent",
   "app_metadata/additionalProperties": "the application's own JSON about its pilot, stored as sent",
+  "OpenIdConfiguration/additionalProperties":
+    "the identity provider's own discovery document, passed on as served",
 };
 
 /**
@@ -323,6 +325,15 @@ describe("answers of every operation validate against the document", () => {
     await ok("GET /.well-known/jwks.json", "/.well-known/jwks.json");
     await ok("GET /dev/v1/db-ping", "/dev/v1/db-ping", { apiKey: account.apiKey });
     await ok("GET /system/v1/status", "/system/v1/status", { apiKey: account.apiKey });
+    await ok("GET /system/v1/sign_in_metrics", "/system/v1/sign_in_metrics", { apiKey: account.apiKey });
+    // A WebSocket, not JSON: its 101 and first message (test/worker/swiftRequests.test.ts reads it as the SDK does).
+    const monitor = await SELF.fetch(`${BASE}/system/v1/status/monitor`, {
+      headers: { Upgrade: "websocket", "X-API-Key": account.apiKey },
+    });
+    expect(monitor.status).toBe(101);
+    monitor.webSocket!.accept();
+    monitor.webSocket!.close(1000, "done");
+    checked.add("GET /system/v1/status/monitor");
   });
 
   it("pilots", async () => {
@@ -423,6 +434,7 @@ describe("answers of every operation validate against the document", () => {
     await ok("GET /flight/v2/plan/{plan_id}", path, as());
     await ok("PATCH /flight/v2/plan/{plan_id}", path, { ...as(), body: { flight_description: "Survey" } });
     await ok("GET /flight/v2/plan/{plan_id}/briefing", `${path}/briefing`, as());
+    await ok("GET /flight/v2/plan/{plan_id}/features", `${path}/features`, as());
     await ok("GET /rules/v1/{flight_plan_id}/evaluation", `/rules/v1/${enc(id)}/evaluation`, as());
     await ok("GET /advisory/v1/airspace/{flight_plan_id}", `/advisory/v1/airspace/${enc(id)}`, as());
     const submitted = await ok("POST /flight/v2/plan/{plan_id}/submit", `${path}/submit`, as());
@@ -558,6 +570,7 @@ describe("answers of every operation validate against the document", () => {
     });
     const ids = rulesets.data.map((r: { id: string }) => r.id).join(",");
     await ok("GET /rules/v1/rule", `/rules/v1/rule?rulesets=${ids}`, key);
+    await ok("GET /rules/v1", `/rules/v1?rulesets=${ids}`, key);
     await ok("GET /rules/v1/{ruleset_id}", `/rules/v1/${rulesets.data[0].id}`, key);
     await ok("POST /rules/v1/evaluation", "/rules/v1/evaluation", {
       ...key,
@@ -688,6 +701,22 @@ describe("answers of every operation validate against the document", () => {
       ),
     );
     expect(asked).toEqual(Array(3).fill("https://login.example.com/token"));
+    const ctx = createExecutionContext();
+    const discovery = await app.fetch(
+      new Request(`${BASE}/realms/airmap/.well-known/openid-configuration`, {
+        headers: { "X-API-Key": signIn.apiKey },
+      }),
+      env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    const text = await discovery.text();
+    expect(discovery.status, text).toBe(200);
+    expectDocumented("GET /realms/{realm}/.well-known/openid-configuration", {
+      status: 200,
+      json: JSON.parse(text),
+      text,
+    });
   });
 
   it("InterUSS interfaces (their own JSON, not JSend)", async () => {

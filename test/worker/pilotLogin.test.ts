@@ -68,9 +68,10 @@ describe("SDK login routes without an identity provider", () => {
     }
   });
 
-  it("need the API key that names the application", async () => {
+  it("without an API key, need a client_id (or realm) that names the application", async () => {
     const res = await call("/oauth/ro", { method: "POST", body: { username: "p", password: "p" } });
     expect(res.status).toBe(401);
+    expect(res.json.error).toBe("invalid_client");
   });
 
   it("keep anonymous user ids apart from federated pilots", async () => {

@@ -22,6 +22,8 @@ export interface DevIdentityProviderOptions {
   password: string;
   /** Where the deep-link page (and tests) receive the authorization code. */
   redirectUris: string[];
+  /** The client registered for Windsock (default DEV_CLIENT_ID); tests give each provider its own. */
+  clientId?: string;
 }
 
 export interface DevIdentityProvider {
@@ -38,6 +40,26 @@ export interface DevIdentityProvider {
 
 /** Scopes the development provider grants. */
 const SCOPES = ["openid", "offline_access", "profile", "email"];
+
+/**
+ * The API its access tokens are for. Every access token is a JWT for it (RFC 9068, through
+ * oidc-provider's resource indicators), signed like the ID tokens and with the client id as `aud`:
+ * the Swift SDK sends the ACCESS token as its bearer (AuthService.swift 201–205), and the worker
+ * accepts the provider's tokens whose `aud` is the application's configured audience. Its scope
+ * `airmap-api` is the one the Swift SDK asks for (Constants.swift 90).
+ */
+const API_RESOURCE = "urn:windsock:api";
+const API_SCOPE = "airmap-api";
+
+function apiResourceServer(clientId: string) {
+  return {
+    scope: API_SCOPE,
+    audience: clientId,
+    accessTokenTTL: 3600,
+    accessTokenFormat: "jwt" as const,
+    jwt: { sign: { alg: "RS256" as const } },
+  };
+}
 
 export async function startDevIdentityProvider(
   options: DevIdentityProviderOptions,
@@ -61,7 +83,7 @@ export async function startDevIdentityProvider(
   return {
     issuer,
     discoveryUrl: `${issuer}/.well-known/openid-configuration`,
-    clientId: DEV_CLIENT_ID,
+    clientId: options.clientId ?? DEV_CLIENT_ID,
     username: DEV_PILOT_USERNAME,
     currentKid: () => keys[0]!.kid!,
     rotateKeys() {
@@ -92,7 +114,7 @@ function build(
   const provider = new Provider(issuer, {
     clients: [
       {
-        client_id: DEV_CLIENT_ID,
+        client_id: options.clientId ?? DEV_CLIENT_ID,
         token_endpoint_auth_method: "none",
         grant_types: ["authorization_code", "refresh_token", "password"],
         response_types: ["code"],
@@ -104,7 +126,18 @@ function build(
     scopes: SCOPES,
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     findAccount: (_ctx, id) => (id === DEV_PILOT_USERNAME ? pilotAccount(id) : undefined),
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => API_RESOURCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource, client) => {
+          if (resource !== API_RESOURCE) throw new errors.InvalidTarget();
+          return apiResourceServer(client.clientId);
+        },
+      },
+    },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
     // The SDKs refresh with the token they got; a rotated one would break a retried refresh.
@@ -156,15 +189,24 @@ async function passwordGrant(provider: Provider, ctx: KoaContextWithOIDC, passwo
 
   const grant = new provider.Grant({ accountId, clientId: client.clientId });
   grant.addOIDCScope(scope);
+  grant.addResourceScope(API_RESOURCE, API_SCOPE);
   const grantId = await grant.save();
   const account = pilotAccount(accountId);
   ctx.oidc.entity("Account", account as never);
   ctx.oidc.entity("Grant", grant);
 
-  const at = new provider.AccessToken({ accountId, client, grantId, gty: "password", scope });
+  const at = new provider.AccessToken({ accountId, client, grantId, gty: "password", scope: API_SCOPE });
+  at.resourceServer = new provider.ResourceServer(API_RESOURCE, apiResourceServer(client.clientId));
   const accessToken = await at.save();
   const refreshToken = scopes.includes("offline_access")
-    ? await new provider.RefreshToken({ accountId, client, grantId, gty: "password", scope }).save()
+    ? await new provider.RefreshToken({
+        accountId,
+        client,
+        grantId,
+        gty: "password",
+        scope: `${scope} ${API_SCOPE}`,
+        resource: API_RESOURCE,
+      }).save()
     : undefined;
   const idToken = new provider.IdToken({ ...(await account.claims()) }, { ctx });
   // The scope filters the claims the ID token carries (untyped in @types/oidc-provider).
@@ -198,6 +240,7 @@ async function handle(
       clientId: String(details.params.client_id),
     });
     grant.addOIDCScope(String(details.params.scope ?? "openid"));
+    grant.addResourceScope(API_RESOURCE, API_SCOPE);
     const grantId = await grant.save();
     return provider.interactionFinished(req, res, {
       login: { accountId: DEV_PILOT_USERNAME },

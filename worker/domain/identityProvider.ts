@@ -139,7 +139,14 @@ export interface SdkTokens {
 
 export type ProviderAnswer =
   | { ok: true; tokens: SdkTokens }
-  | { ok: false; status: 400 | 401 | 502; error: string; description: string };
+  | {
+      ok: false;
+      status: 400 | 401 | 429 | 502;
+      error: string;
+      description: string;
+      /** A 429's Retry-After, in seconds. */
+      retryAfterSeconds?: number;
+    };
 
 /**
  * The provider's token answer in the SDKs' shape. `token_type` follows the route: the C++ OAuth

@@ -31,3 +31,22 @@ export const RELAY_SEEN_WITHIN_MS = 5 * 60_000;
 export function relayLevel(lastSeen: number | undefined, now: number): Level {
   return lastSeen !== undefined && now - lastSeen <= RELAY_SEEN_WITHIN_MS ? "normal" : "unknown";
 }
+
+/**
+ * The monitor's message (`GET /system/v1/status/monitor`), as the Swift SDK's AirMapSystemStatus
+ * reads it: `level`, and a `message` naming the components that are not normal (null when all are).
+ */
+export function monitorMessage(status: { level: Level; components: Component[] }): {
+  level: Level;
+  message: string | null;
+} {
+  const notNormal: string[] = [];
+  const walk = (components: Component[]) => {
+    for (const component of components) {
+      if (component.level !== "normal") notNormal.push(`${component.name}: ${component.level}`);
+      walk(component.children);
+    }
+  };
+  walk(status.components);
+  return { level: status.level, message: notNormal.length > 0 ? notNormal.join("; ") : null };
+}

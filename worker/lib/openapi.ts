@@ -82,6 +82,18 @@ export const geometryInput = z
     example: EXAMPLE_POLYGON,
   });
 
+/**
+ * A body of `schema` as JSON or as a form (the Android SDK posts and patches forms: AirMapClient.java
+ * `bodyFromMap`). Neither is required by the route: the handler takes the one that came with
+ * `jsonOrForm`, which refuses a missing body by the schema's own rules.
+ */
+export const jsonOrFormBody = <T extends z.ZodType>(schema: T) => ({
+  content: {
+    "application/json": { schema },
+    "application/x-www-form-urlencoded": { schema },
+  },
+});
+
 /** A required JSON request body of `schema` (bodies carry up to 1 MiB, more than a URL may). */
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   content: { "application/json": { schema } },

@@ -26,9 +26,19 @@ export const optionalToken = createMiddleware<AppEnv>(async (c, next) => {
 async function setPilot(c: Context<AppEnv>, header: string): Promise<void> {
   const token = bearerToken(header);
   if (!token) throw unauthorized("Malformed Authorization header: send `Bearer <id_token>`");
-  const { pilotId, expiresAt } = await pilotOfBearer(c.env, c.var.db, token, c.var.account.id);
+  const { pilotId, expiresAt, subject } = await pilotOfBearer(c.env, c.var.db, token, c.var.account.id);
   c.set("pilotId", pilotId);
+  c.set("pilotSubject", subject);
   c.set("tokenExpiresAt", expiresAt);
+}
+
+/**
+ * A pilot id as a client sent it: the caller's own provider `sub` (what the Android and Swift SDKs read
+ * as their pilot id) stands for the caller's pilot; any other id is itself. Only the caller's own sub
+ * is read so, so no provider's or account's ids can reach another's pilot.
+ */
+export function pilotIdOf(c: Context<AppEnv>, id: string): string {
+  return c.var.pilotSubject !== undefined && id === c.var.pilotSubject && c.var.pilotId ? c.var.pilotId : id;
 }
 
 /** The credential of an `Authorization: Bearer <credential>` header, or undefined. */

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "../app";
+import { createRouter, jsonOrForm } from "../app";
 import { notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
-import { recordId, responses, security, securityWithToken } from "../lib/openapi";
+import { jsonOrFormBody, recordId, responses, security, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
 import { addAircraft, changeAircraft } from "../services/aircraft";
 import {
@@ -34,6 +34,11 @@ const Aircraft = z
 const searchText = z.string().trim().min(1).max(100).optional();
 const nickname = z.string().trim().min(1).max(64);
 const modelId = z.string().min(1).max(64).openapi({ example: "model|dji-mavic-3" });
+
+const AircraftCreate = z.object({ nickname, model_id: modelId }).openapi("AircraftCreate");
+const AircraftPatch = z
+  .object({ nickname: nickname.optional(), model_id: modelId.optional() })
+  .openapi("AircraftPatch");
 
 const PilotParams = z.object({ id: recordId("id") });
 const AircraftParams = z.object({ id: recordId("id"), aircraft_id: recordId("aircraft_id") });
@@ -91,17 +96,8 @@ const aircraftCreate = createRoute({
   summary: "Add an aircraft of a catalogue model to the pilot's own",
   security: securityWithToken,
   middleware: [requireOwnPilot] as const,
-  request: {
-    params: PilotParams,
-    body: {
-      content: {
-        "application/json": {
-          schema: z.object({ nickname, model_id: modelId }).openapi("AircraftCreate"),
-        },
-      },
-      required: true,
-    },
-  },
+  // JSON, or the form the Android SDK posts (PilotService.java 125–126, AirMapAircraft.getAsParamsPost).
+  request: { params: PilotParams, body: jsonOrFormBody(AircraftCreate) },
   responses: responses(Aircraft, "The new aircraft"),
 });
 
@@ -123,19 +119,8 @@ const aircraftPatch = createRoute({
   summary: "Rename an aircraft or change its model",
   security: securityWithToken,
   middleware: [requireOwnPilot] as const,
-  request: {
-    params: AircraftParams,
-    body: {
-      content: {
-        "application/json": {
-          schema: z
-            .object({ nickname: nickname.optional(), model_id: modelId.optional() })
-            .openapi("AircraftPatch"),
-        },
-      },
-      required: true,
-    },
-  },
+  // JSON, or the form the Android SDK patches (PilotService.java 157–158, getAsParamsPatch).
+  request: { params: AircraftParams, body: jsonOrFormBody(AircraftPatch) },
   responses: responses(Aircraft, "The aircraft as stored"),
 });
 
@@ -163,27 +148,31 @@ export const aircraftRoutes = createRouter()
     if (!model) throw notFound("Aircraft model");
     return success(c, model);
   })
-  .openapi(aircraftList, async (c) => success(c, await listPilotAircraft(c.var.db, c.req.valid("param").id)))
+  // requireOwnPilot checked `{id}`: the token's pilot is the one meant.
+  .openapi(aircraftList, async (c) => success(c, await listPilotAircraft(c.var.db, c.var.pilotId!)))
   .openapi(aircraftCreate, async (c) => {
-    const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
+    const id = c.var.pilotId!;
+    const body = jsonOrForm(AircraftCreate, { json: c.req.valid("json"), form: c.req.valid("form") });
     const fields = { nickname: body.nickname, modelId: body.model_id };
     return success(c, await addAircraft(c.var.db, id, fields, Date.now()));
   })
   .openapi(aircraftRead, async (c) => {
-    const { id, aircraft_id } = c.req.valid("param");
+    const { aircraft_id } = c.req.valid("param");
+    const id = c.var.pilotId!;
     const found = await findPilotAircraft(c.var.db, id, aircraft_id);
     if (!found) throw notFound("Aircraft");
     return success(c, found);
   })
   .openapi(aircraftPatch, async (c) => {
-    const { id, aircraft_id } = c.req.valid("param");
-    const body = c.req.valid("json");
+    const { aircraft_id } = c.req.valid("param");
+    const id = c.var.pilotId!;
+    const body = jsonOrForm(AircraftPatch, { json: c.req.valid("json"), form: c.req.valid("form") });
     const fields = { nickname: body.nickname, modelId: body.model_id };
     return success(c, await changeAircraft(c.var.db, id, aircraft_id, fields));
   })
   .openapi(aircraftDelete, async (c) => {
-    const { id, aircraft_id } = c.req.valid("param");
+    const { aircraft_id } = c.req.valid("param");
+    const id = c.var.pilotId!;
     if (!(await deleteAircraft(c.var.db, id, aircraft_id))) throw notFound("Aircraft");
     return success(c, { id: aircraft_id });
   });

@@ -4,8 +4,9 @@ import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { ownPlan } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
+import { EvaluatedRule } from "../schemas/airspace";
 import { Briefing } from "../schemas/flights";
-import { planBriefing } from "../services/evaluation";
+import { planBriefing, planFeatures } from "../services/evaluation";
 
 const getBriefing = createRoute({
   method: "get",
@@ -19,6 +20,25 @@ const getBriefing = createRoute({
   responses: responses(Briefing, "The briefing"),
 });
 
-export const briefingRoutes = createRouter().openapi(getBriefing, async (c) =>
-  success(c, await planBriefing(c.var.db, c.var.plan, Date.now(), c.var.dialect)),
-);
+const PlanFeatures = EvaluatedRule.shape.flight_features;
+
+const getFeatures = createRoute({
+  method: "get",
+  path: "/flight/v2/plan/{plan_id}/features",
+  tags: ["Flight plans"],
+  summary:
+    "The flight features the plan's rules ask for, each once with its status for the plan (the Android SDK's FlightService.getFlightFeatures)",
+  security: securityWithToken,
+  middleware: [requireToken, ownPlan] as const,
+  request: { params: z.object({ plan_id: recordId("plan_id") }) },
+  responses: responses(PlanFeatures, "The features"),
+});
+
+export const briefingRoutes = createRouter()
+  .openapi(getBriefing, async (c) =>
+    success(c, await planBriefing(c.var.db, c.var.plan, Date.now(), c.var.dialect)),
+  )
+  // A feature's value is what the plan gave (a number, text or flag), or null.
+  .openapi(getFeatures, async (c) =>
+    success(c, (await planFeatures(c.var.db, c.var.plan)) as z.infer<typeof PlanFeatures>),
+  );

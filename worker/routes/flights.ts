@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
+import { bracketGeometry } from "../domain/bracketQuery";
 import { flightView, planView } from "../domain/flightViews";
 import type { AppEnv, Bindings, Db } from "../env";
 import { badRequest, conflict, notFound } from "../lib/errors";
@@ -16,7 +17,7 @@ import {
 } from "../lib/openapi";
 import { parseTime } from "../lib/time";
 import { ownFlight, pilotsFlight, readableFlight } from "../middleware/ownFlight";
-import { optionalToken, requireToken } from "../middleware/token";
+import { optionalToken, pilotIdOf, requireToken } from "../middleware/token";
 import { Flight, FlightPlan } from "../schemas/flights";
 import { createRequestedFlight, type FlightGeometry } from "../services/flightCreation";
 import { endedFlightView } from "../services/flightEnding";
@@ -123,6 +124,14 @@ const ListQuery = z.object({
   city: z.string().max(100).optional(),
   enhance: booleanFlag,
 });
+
+/** The Swift SDK's bracket-encoded `geometry[…]` (domain/bracketQuery.ts) as the JSON the filter reads. */
+function bracketGeometryText(url: string): string | undefined {
+  const found = bracketGeometry(new URL(url).searchParams);
+  if (found === null) return undefined;
+  if (!found.ok) throw badRequest("geometry", found.message);
+  return JSON.stringify(found.geometry);
+}
 
 const list = createRoute({
   method: "get",
@@ -246,10 +255,11 @@ export const flightRoutes = createRouter()
     const now = Date.now();
     const time = (value: string | undefined) => (value === undefined ? undefined : parseTime(value, now));
     const viewer = c.var.pilotId;
-    const ownList = viewer !== undefined && (q.pilot_id === undefined || q.pilot_id === viewer);
+    const asked = q.pilot_id === undefined ? undefined : pilotIdOf(c, q.pilot_id);
+    const ownList = viewer !== undefined && (asked === undefined || asked === viewer);
     const filter: FlightFilter = {
       accountId: c.var.account.id,
-      pilotId: ownList ? viewer : q.pilot_id,
+      pilotId: ownList ? viewer : asked,
       onlyPublic: !ownList,
       startAfter: time(q.start_after),
       startBefore: time(q.start_before ?? q.to),
@@ -263,7 +273,7 @@ export const flightRoutes = createRouter()
     const page = await flightPage(c.var.db, filter, {
       limit,
       cursor: q.cursor,
-      geometry: q.geometry,
+      geometry: q.geometry ?? bracketGeometryText(c.req.url),
       enhance: q.enhance,
     });
     const results = page.results.join(",");

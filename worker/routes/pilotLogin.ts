@@ -10,14 +10,17 @@ import {
 } from "../domain/identityProvider";
 import type { AppEnv } from "../env";
 import { security } from "../lib/openapi";
-import { exchangeGrant } from "../services/providerLogin";
+import { loginBody, oauthError, requireLoginApplication } from "../middleware/loginApplication";
+import { clientAddress } from "../middleware/publicRateLimit";
+import { providerDiscovery, signIn } from "../services/providerLogin";
 
 /**
  * The SDKs' sign-in routes (issue #25), served by the account's own OpenID Connect provider: the
  * grant is passed to its token endpoint and the answer comes back in the shapes the SDKs decode
  * (C++ codec/json/token.cpp): the tokens at the top level as OAuth clients read them, and again
  * in JSend `data`, which the C++ SDK unwraps. Errors carry the provider's `error` and the
- * `error_description` the C++ client shows.
+ * `error_description` the C++ client shows. No API key is needed: the C++ SDK sends none here
+ * (middleware/loginApplication.ts finds the application from `client_id` or the realm).
  */
 
 const Tokens = z
@@ -54,9 +57,20 @@ const answers = {
     ...errorContent,
     description: "Bad grant or credentials (the provider's error), or no provider configured",
   },
-  401: { ...errorContent, description: "The provider refused the client, or a missing API key" },
+  401: {
+    ...errorContent,
+    description:
+      "The provider refused the client, or no application is named (client_id, realm or X-API-Key)",
+  },
+  429: {
+    ...errorContent,
+    description: "Too many failed sign-ins for the user name or from the address: wait Retry-After seconds",
+  },
   502: { ...errorContent, description: "The provider could not be reached or answered badly" },
 };
+
+/** The API key is optional here: without one, the body's `client_id` (or the realm) names the application. */
+const optionalKey = [{}, ...security];
 
 const oauthRo = createRoute({
   method: "post",
@@ -65,7 +79,8 @@ const oauthRo = createRoute({
   summary: "Sign a pilot in with username and password (the original platform's resource-owner route)",
   description:
     "JSON as the C++ SDK sends it: `username`, `password`, `client_id`, `device`, `grant_type` password, `scope`, `connection`. Passed as a password grant to the application's identity provider.",
-  security,
+  security: optionalKey,
+  middleware: [requireLoginApplication] as const,
   request: { body: { content: { "application/json": { schema: Body } }, required: true } },
   responses: answers,
 });
@@ -77,7 +92,8 @@ const delegation = createRoute({
   summary: "Renew a pilot's tokens with a refresh token",
   description:
     "JSON (`refresh_token`, `client_id`, `grant_type` urn:ietf:params:oauth:grant-type:jwt-bearer, `scope`) or a form (`grant_type` refresh_token). Passed as a refresh_token grant to the application's identity provider.",
-  security,
+  security: optionalKey,
+  middleware: [requireLoginApplication] as const,
   request: {
     body: {
       content: {
@@ -96,8 +112,9 @@ const realmToken = createRoute({
   tags: ["Auth"],
   summary: "OpenID Connect token endpoint for the SDKs: password and refresh_token grants",
   description:
-    "A form as the C++ SDK's OpenID Connect authenticator sends it (`grant_type`, `username`, `password`, `client_id`, `device_id`, `scopes=openid`). The realm names nothing here: the API key picks the application.",
-  security,
+    "A form as the C++ SDK's OpenID Connect authenticator sends it (`grant_type`, `username`, `password`, `client_id`, `device_id`, `scopes=openid`). The application is the API key's, else the realm when it is an application's public id, else the one whose client `client_id` names.",
+  security: optionalKey,
+  middleware: [requireLoginApplication] as const,
   request: {
     params: z.object({
       realm: z
@@ -117,36 +134,64 @@ const realmToken = createRoute({
   responses: answers,
 });
 
-export const pilotLoginRoutes = createRouter()
-  .openapi(oauthRo, async (c) => answer(c, passwordGrant(await bodyOf(c)), "bearer"))
-  .openapi(delegation, async (c) => answer(c, refreshGrant(await bodyOf(c)), "Bearer"))
-  .openapi(realmToken, async (c) => answer(c, tokenEndpointGrant(await bodyOf(c)), "bearer"));
+const realmDiscovery = createRoute({
+  method: "get",
+  path: "/realms/{realm}/.well-known/openid-configuration",
+  tags: ["Auth"],
+  summary: "The application's identity provider's OpenID discovery document, where the SDKs look for it",
+  description:
+    "The Swift SDK's issuer is `https://auth.<domain>/realms/airmap/` and AppAuth asks for its discovery without an API key. The application is the realm's when it is an application's public id, else SDK_LOGIN_APPLICATION (or the API key's, when one is sent). The document is the provider's own: the SDK then signs in at the provider.",
+  security: optionalKey,
+  middleware: [requireLoginApplication] as const,
+  request: {
+    params: z.object({
+      realm: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: "realm", in: "path" }, example: "airmap" }),
+    }),
+  },
+  responses: {
+    200: {
+      content: {
+        "application/json": {
+          schema: z
+            .object({ issuer: z.string(), jwks_uri: z.string() })
+            .catchall(z.unknown())
+            .openapi("OpenIdConfiguration"),
+        },
+      },
+      description:
+        "The provider's discovery document (OpenID Connect Discovery 1.0), as the provider serves it",
+    },
+    400: { ...errorContent, description: "The application has no identity provider" },
+    401: answers[401],
+    429: answers[429],
+    502: answers[502],
+  },
+});
 
-/** The body as fields, JSON or form; anything unreadable is an empty body (the grant names what is missing). */
-async function bodyOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  const type = c.req.header("content-type") ?? "";
-  if (type.includes("json")) {
-    const json = await c.req.json().catch(() => null);
-    return typeof json === "object" && json !== null && !Array.isArray(json) ? json : {};
-  }
-  const form = await c.req.parseBody().catch(() => ({}));
-  return form as Record<string, unknown>;
-}
+export const pilotLoginRoutes = createRouter()
+  .openapi(oauthRo, async (c) => answer(c, passwordGrant(await loginBody(c)), "bearer"))
+  .openapi(delegation, async (c) => answer(c, refreshGrant(await loginBody(c)), "Bearer"))
+  .openapi(realmToken, async (c) => answer(c, tokenEndpointGrant(await loginBody(c)), "bearer"))
+  .openapi(realmDiscovery, async (c) => {
+    const found = await providerDiscovery(c.env, c.var.db, c.var.account.id);
+    if (!found.ok) {
+      const error = found.status === 400 ? "unauthorized_client" : "temporarily_unavailable";
+      return oauthError(c, found.status, error, found.description);
+    }
+    c.header("Cache-Control", "public, max-age=60");
+    return c.json(found.document as { issuer: string; jwks_uri: string }, 200);
+  });
 
 async function answer(c: Context<AppEnv>, parsed: GrantParse, tokenType: "bearer" | "Bearer") {
+  const address = clientAddress(c.req.header("cf-connecting-ip"));
   const result: ProviderAnswer = parsed.ok
-    ? await exchangeGrant(c.env, c.var.db, c.var.account.id, parsed.grant, tokenType)
+    ? await signIn(c.env, c.var.db, c.var.account.id, parsed.grant, tokenType, address)
     : { ok: false, status: 400, error: parsed.error, description: parsed.description };
   c.header("Cache-Control", "no-store");
   if (result.ok) return c.json({ ...result.tokens, status: "success" as const, data: result.tokens }, 200);
-  const { status, error, description } = result;
-  return c.json(
-    {
-      error,
-      error_description: description,
-      status: "fail" as const,
-      data: { code: status, message: description, errors: [] },
-    },
-    status,
-  );
+  return oauthError(c, result.status, result.error, result.description, result.retryAfterSeconds);
 }

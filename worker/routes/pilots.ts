@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { VerificationChannel } from "../../schema";
-import { createRouter, validationError } from "../app";
+import { createRouter, jsonOrForm, validationError } from "../app";
 import {
   anonymizedPilotId,
   fullProfile,
@@ -15,9 +15,9 @@ import { parseVerificationCode } from "../domain/verification";
 import type { AppEnv } from "../env";
 import { badRequest, notFound } from "../lib/errors";
 import { errorBody, success } from "../lib/jsend";
-import { booleanFlag, jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
+import { booleanFlag, jsonOrFormBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
-import { optionalToken, requireToken } from "../middleware/token";
+import { optionalToken, pilotIdOf, requireToken } from "../middleware/token";
 import { Empty } from "../schemas/service";
 import { sendVerificationCode, verifyContact } from "../services/pilotVerification";
 import { findPilot, updatePilot } from "../store/pilots";
@@ -102,20 +102,29 @@ const patchFields = {
     .openapi({ description: "Merged key by key into the stored object; a key set to null is removed" }),
 };
 
+/**
+ * Set by the application, never by the pilot; the Swift SDK sends it on every edit (even `{}`,
+ * AirMapPilot.swift 73–78) and the Android SDK whenever its pilot has it: accepted and ignored.
+ */
+const IGNORED_PATCH_FIELDS = new Set(["app_metadata"]);
+
 const PilotPatch = z
   .object(patchFields)
   .catchall(z.unknown())
   .superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
-      if (Object.hasOwn(patchFields, key)) continue;
-      const message =
-        key === "app_metadata"
-          ? "is set by the application, not by the pilot"
-          : `is not a field a pilot can change; use ${Object.keys(patchFields).join(", ")}`;
-      ctx.addIssue({ code: "custom", path: [key], message });
+      if (Object.hasOwn(patchFields, key) || IGNORED_PATCH_FIELDS.has(key)) continue;
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `is not a field a pilot can change; use ${Object.keys(patchFields).join(", ")}`,
+      });
     }
   })
-  .openapi("PilotPatch", { additionalProperties: false });
+  .openapi("PilotPatch", {
+    additionalProperties: false,
+    description: "`app_metadata` may be sent (the SDKs do) and is ignored: the application sets it",
+  });
 
 const VerifyRequest = z
   .object({
@@ -162,10 +171,8 @@ const patchPilot = createRoute({
   summary: "Change the pilot's own profile; a changed phone or email must be verified again",
   security: securityWithToken,
   middleware: [requireOwnPilot] as const,
-  request: {
-    params: PilotParams,
-    body: jsonBody(PilotPatch),
-  },
+  // JSON, or the form the Android SDK patches a phone number with (PilotService.java 61–65).
+  request: { params: PilotParams, body: jsonOrFormBody(PilotPatch) },
   responses: responses(FullProfile.partial(), "The changed fields, as stored"),
 });
 
@@ -251,7 +258,7 @@ export const pilotRoutes = createRouter()
     return success(c, fullProfile(pilot, await anonymizedPilotId(pilot.id), statistics));
   })
   .openapi(readPilot, async (c) => {
-    const { id } = c.req.valid("param");
+    const id = pilotIdOf(c, c.req.valid("param").id);
     const { pilot, statistics } = await loadPilot(c, id, c.req.valid("query").statistics);
     return success(
       c,
@@ -261,9 +268,13 @@ export const pilotRoutes = createRouter()
     );
   })
   .openapi(patchPilot, async (c) => {
-    const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    if (Object.keys(body).length === 0) return success(c, {});
+    const id = c.var.pilotId!;
+    const body = jsonOrForm(PilotPatch, { json: c.req.valid("json"), form: c.req.valid("form") });
+    if (!Object.keys(body).some((key) => Object.hasOwn(patchFields, key))) {
+      // Nothing a pilot changes (at most the ignored app_metadata): the named fields as stored.
+      const { pilot } = await loadPilot(c, id, false);
+      return success(c, changedFields(body, fullProfile(pilot, await anonymizedPilotId(pilot.id))));
+    }
     const outcome = await updatePilot(
       c.var.db,
       c.var.account.id,
@@ -291,8 +302,9 @@ export const pilotRoutes = createRouter()
   });
 
 for (const channel of CHANNELS) {
-  pilotRoutes.openapi(sendCodeRoute(channel), (c) => sendCode(c, c.req.valid("param").id, channel));
+  // requireOwnPilot checked `{id}`: the token's pilot is the one meant.
+  pilotRoutes.openapi(sendCodeRoute(channel), (c) => sendCode(c, c.var.pilotId!, channel));
   pilotRoutes.openapi(verifyCodeRoute(channel), (c) =>
-    verifyCode(c, c.req.valid("param").id, channel, { json: c.req.valid("json"), form: c.req.valid("form") }),
+    verifyCode(c, c.var.pilotId!, channel, { json: c.req.valid("json"), form: c.req.valid("form") }),
   );
 }

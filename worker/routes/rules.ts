@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
+import { circlePolygon } from "../domain/geometry/circle";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
 import { optionalToken } from "../middleware/token";
@@ -10,7 +11,28 @@ import { rulesetViewById, rulesetViewsByIds, rulesetViewsOver } from "../service
 
 /** Rules (spec 2.4) and rule evaluation, in the shapes the SDKs decode (sdk-routes.md, Rules). */
 
-const RulesRequest = z.object({ geometry: geometryInput }).openapi("RulesRequest");
+const coordinate = (min: number, max: number) =>
+  z.coerce.number().min(min).max(max).optional().openapi({
+    description: "A number, or its text as the Android SDK sends it (RulesetService.java 104–110)",
+  });
+
+const RulesRequest = z
+  .object({
+    geometry: geometryInput.optional(),
+    latitude: coordinate(-90, 90),
+    longitude: coordinate(-180, 180),
+  })
+  .refine(
+    (body) => body.geometry !== undefined || (body.latitude !== undefined && body.longitude !== undefined),
+    {
+      message: "send a geometry, or a latitude and a longitude",
+      path: ["geometry"],
+    },
+  )
+  .openapi("RulesRequest");
+
+/** The rulesets at a coordinate are those of the few meters around it. */
+const POINT_RADIUS_M = 1;
 
 const EvaluationRequest = z
   .object({
@@ -43,17 +65,27 @@ const rulesForArea = createRoute({
   responses: responses(z.array(Ruleset), "The rulesets of every jurisdiction the area meets"),
 });
 
+const rulesetIdsQuery = z.object({
+  rulesets: z.string().openapi({ description: "Comma-separated ruleset ids", example: "usa_part_107" }),
+});
+
+const rulesetsByIds = createRoute({
+  method: "get",
+  path: "/rules/v1",
+  tags: ["Rules and advisories"],
+  summary: "Rulesets by id (`?rulesets=a,b`, as the Android SDK asks: RulesetService.java 125–130)",
+  security,
+  request: { query: rulesetIdsQuery },
+  responses: responses(z.array(Ruleset), "The rulesets, in display order"),
+});
+
 const rulesByIds = createRoute({
   method: "get",
   path: "/rules/v1/rule",
   tags: ["Rules and advisories"],
   summary: "Rulesets by id, with their rules (the same as `POST /rules/v1/` lists)",
   security,
-  request: {
-    query: z.object({
-      rulesets: z.string().openapi({ description: "Comma-separated ruleset ids", example: "usa_part_107" }),
-    }),
-  },
+  request: { query: rulesetIdsQuery },
   responses: responses(z.array(Ruleset), "The rulesets, in display order"),
 });
 
@@ -99,8 +131,14 @@ const evaluatePlanRoute = createRoute({
 });
 
 export const rulesRoutes = createRouter()
-  .openapi(rulesForArea, async (c) =>
-    success(c, await rulesetViewsOver(c.var.db, areaFrom(c.req.valid("json").geometry))),
+  .openapi(rulesForArea, async (c) => {
+    const { geometry, latitude, longitude } = c.req.valid("json");
+    const area =
+      geometry !== undefined ? areaFrom(geometry) : circlePolygon([longitude!, latitude!], POINT_RADIUS_M);
+    return success(c, await rulesetViewsOver(c.var.db, area));
+  })
+  .openapi(rulesetsByIds, async (c) =>
+    success(c, await rulesetViewsByIds(c.var.db, rulesetIdsFrom(c.req.valid("query").rulesets))),
   )
   // Before `{ruleset_id}`: the literal `rule` is not a ruleset id.
   .openapi(rulesByIds, async (c) =>

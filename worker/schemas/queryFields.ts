@@ -8,6 +8,7 @@ import {
 import { AIRSPACE_TYPES } from "../domain/airspace/types";
 import { type Polygon, unwrapGeometry } from "../domain/geojson";
 import type { Checked } from "../domain/problem";
+import { looksLikeWkt, parseWkt } from "../domain/wkt";
 import { problemError } from "../lib/errors";
 import { geometryInput } from "../lib/openapi";
 import { parseTime } from "../lib/time";
@@ -45,7 +46,9 @@ export const bufferField = (defaultM: number) =>
 
 /** The geometry in a query string: GeoJSON as (URL-encoded) JSON text. */
 export const geometryText = (kinds: string) =>
-  z.string().openapi({ description: `GeoJSON ${kinds} as JSON text, URL-encoded` });
+  z.string().openapi({
+    description: `GeoJSON ${kinds} as JSON text, URL-encoded, or WKT (\`POLYGON((lon lat,…))\`, \`LINESTRING(lon lat,…)\`)`,
+  });
 
 /** The geometry in a body: a GeoJSON object, or its JSON text as the query form carries it. */
 export const geometryBody = (kinds: string) =>
@@ -57,9 +60,17 @@ export function checkedValue<T>(result: Checked<T>): T {
   return result.value;
 }
 
-/** JSON text as a query string carries a geometry; any other value as it is. */
+/**
+ * JSON text as a query string carries a geometry, or WKT as the Android SDK sends it
+ * (domain/wkt.ts); any other value as it is.
+ */
 function jsonOf(input: unknown, notJson: string): unknown {
   if (typeof input !== "string") return input;
+  if (looksLikeWkt(input)) {
+    const parsed = parseWkt(input);
+    if (!parsed.ok) throw problemError([{ field: "geometry", message: parsed.message }]);
+    return parsed.geometry;
+  }
   try {
     return JSON.parse(input);
   } catch {

@@ -1,5 +1,5 @@
 import { type AreaAdvisory, adviseArea, laancOverArea } from "../domain/airspace/advisories";
-import { briefing } from "../domain/airspace/briefing";
+import { briefing, briefingFeatures } from "../domain/airspace/briefing";
 import type { Color } from "../domain/airspace/colors";
 import { fliesAtNight } from "../domain/airspace/daylight";
 import { type EvaluationInput, evaluate, flightFeatureProblems } from "../domain/airspace/evaluation";
@@ -183,6 +183,11 @@ export async function planEvaluation(
     throw forbidden("This flight plan belongs to another pilot");
   const now = Date.now();
   return evaluationAnswer(await evaluatePlan(db, plan, now), dialect, now);
+}
+
+/** The flight features the plan's rules ask for, each with its status for the plan. */
+export async function planFeatures(db: Db, plan: FlightPlanRow) {
+  return briefingFeatures(evaluate((await evaluatePlan(db, plan)).input).rulesets);
 }
 
 /** The plan's briefing: its advisories and color, each rule's status, validations and authorizations. */

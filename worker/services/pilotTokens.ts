@@ -21,6 +21,11 @@ import {
 export interface PilotOfToken {
   pilotId: string;
   expiresAt: number;
+  /**
+   * A provider's token: its `sub`, which the SDKs take for the pilot's id (Android AirMap.java
+   * `jwt.getSubject()`, Swift AuthService.swift 201–205); routes taking a pilot id read it as this pilot.
+   */
+  subject?: string;
 }
 
 /** How long an isolate trusts an account's provider setting: a change applies within this. */
@@ -81,7 +86,8 @@ export async function federatedPilot(
   const userId = federatedUserId(provider.issuer, user);
   const cacheKey = `${provider.accountId}\u0000${userId}`;
   const pilotId = await ensureFederatedPilotOnce(db, provider.accountId, userId, cacheKey);
-  return { pilotId, expiresAt: result.claims.exp };
+  const subject = typeof result.claims.sub === "string" && result.claims.sub ? result.claims.sub : undefined;
+  return { pilotId, expiresAt: result.claims.exp, ...(subject ? { subject } : {}) };
 }
 
 async function ensureFederatedPilotOnce(db: Db, accountId: string, userId: string, cacheKey: string) {

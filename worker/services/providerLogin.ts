@@ -1,11 +1,14 @@
 import {
   type Grant,
   grantForm,
+  PROVIDER_ALGORITHMS,
   type ProviderAnswer,
   providerUrlProblem,
   sdkTokens,
 } from "../domain/identityProvider";
+import { type LoginKeys, LoginThrottle } from "../domain/loginThrottle";
 import type { Bindings, Db } from "../env";
+import { TtlCache } from "../lib/ttlCache";
 import { findIdentityProvider, type IdentityProvider } from "../store/identityProviders";
 import { urlPolicyOf } from "./pilotTokens";
 
@@ -14,6 +17,78 @@ const TOKEN_ENDPOINT_TIMEOUT_MS = 10_000;
 /** What an operator sets so that the SDK login routes work; named in the 4xx when it is missing. */
 export const PROVIDER_SETTING =
   "npm run pilots:provider -- set --account <id> --issuer <url> --discovery-url <url> --audience <aud> --client-id <id>";
+
+/** Password guessing held back per user name and per client address (domain/loginThrottle.ts). */
+const throttle = new LoginThrottle();
+
+/** Sign-in outcomes per application since the isolate started (GET /system/v1/sign_in_metrics). */
+export interface SignInCounts {
+  attempts: number;
+  succeeded: number;
+  /** The provider refused the credentials or the refresh token. */
+  failed: number;
+  /** Refused here, by the back-off, before the provider was asked. */
+  throttled: number;
+}
+const counts = new Map<string, SignInCounts>();
+
+export function signInCounts(accountId: string): SignInCounts {
+  return { ...(counts.get(accountId) ?? { attempts: 0, succeeded: 0, failed: 0, throttled: 0 }) };
+}
+
+function count(accountId: string, outcome: keyof Omit<SignInCounts, "attempts">): void {
+  const current = counts.get(accountId) ?? { attempts: 0, succeeded: 0, failed: 0, throttled: 0 };
+  current.attempts += 1;
+  current[outcome] += 1;
+  counts.set(accountId, current);
+}
+
+/**
+ * A sign-in as the SDK login routes make it: held back while the user name or the address is backing
+ * off (the same answer for every name, known to the provider or not), otherwise passed to the
+ * provider, its refusals counted and logged (never the password, nor the name).
+ */
+export async function signIn(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+  grant: Grant,
+  tokenType: "bearer" | "Bearer",
+  address: string,
+  now = Date.now(),
+): Promise<ProviderAnswer> {
+  const keys: LoginKeys = {
+    address,
+    ...(grant.grantType === "password"
+      ? { user: `${accountId}\u0000${grant.username.trim().toLowerCase()}` }
+      : {}),
+  };
+  const waitMs = throttle.begin(keys, now);
+  if (waitMs > 0) {
+    count(accountId, "throttled");
+    const seconds = Math.ceil(waitMs / 1000);
+    return {
+      ok: false,
+      status: 429,
+      error: "too_many_attempts",
+      description: `Too many failed sign-ins: try again in ${seconds} s`,
+      retryAfterSeconds: seconds,
+    };
+  }
+  const answer = await exchangeGrant(env, db, accountId, grant, tokenType);
+  if (answer.ok) {
+    throttle.succeeded(keys);
+    count(accountId, "succeeded");
+  } else if (answer.error === "invalid_grant") {
+    count(accountId, "failed");
+    console.warn(
+      JSON.stringify({ level: "warn", msg: "sign-in refused", account: accountId, grant: grant.grantType }),
+    );
+  } else {
+    throttle.unjudged(keys);
+  }
+  return answer;
+}
 
 /**
  * Passes a grant to the account's provider's token endpoint and answers in the SDKs' shape. The
@@ -75,4 +150,67 @@ function unusableProvider(env: Bindings, provider: IdentityProvider | null): str
   const problem = providerUrlProblem(provider.tokenEndpoint, urlPolicyOf(env, provider));
   if (problem) return `The identity provider's token endpoint ${problem}`;
   return null;
+}
+
+const DISCOVERY_CACHE_MS = 60_000;
+const discoveries = new TtlCache<Record<string, unknown>>(1_000);
+
+/**
+ * The OpenID discovery document of the application's provider, for an SDK that discovers it at this
+ * service's realm (the Swift SDK's issuer is `https://auth.<domain>/realms/airmap/`, Constants.swift
+ * 89, and AppAuth reads `<issuer>.well-known/openid-configuration`): the provider's own document,
+ * so the SDK signs in at the provider and checks its tokens' issuer against the provider's. Built
+ * from the stored endpoints when the provider was set without a discovery URL. Null when the
+ * application has no usable provider; a 502 problem when it cannot be read.
+ */
+export async function providerDiscovery(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+): Promise<
+  { ok: true; document: Record<string, unknown> } | { ok: false; status: 400 | 502; description: string }
+> {
+  const provider = await findIdentityProvider(db, accountId);
+  if (!provider)
+    return {
+      ok: false,
+      status: 400,
+      description: `This application has no identity provider for its pilots: the operator sets one with ${PROVIDER_SETTING}`,
+    };
+  const cached = discoveries.get(provider.issuer);
+  if (cached) return { ok: true, document: cached };
+  let document: Record<string, unknown>;
+  if (provider.discoveryUrl) {
+    const problem = providerUrlProblem(provider.discoveryUrl, urlPolicyOf(env, provider));
+    if (problem) return { ok: false, status: 502, description: `The provider's discovery URL ${problem}` };
+    try {
+      const response = await fetch(provider.discoveryUrl, {
+        headers: { accept: "application/json" },
+        redirect: "manual",
+        signal: AbortSignal.timeout(TOKEN_ENDPOINT_TIMEOUT_MS),
+      });
+      const body = await response.json().catch(() => null);
+      if (response.status !== 200 || typeof body !== "object" || body === null || Array.isArray(body))
+        return {
+          ok: false,
+          status: 502,
+          description: `the identity provider's discovery answered ${response.status}`,
+        };
+      document = body as Record<string, unknown>;
+    } catch {
+      return { ok: false, status: 502, description: "the identity provider could not be reached; try again" };
+    }
+  } else {
+    document = {
+      issuer: provider.issuer,
+      jwks_uri: provider.jwksUrl,
+      ...(provider.authorizationEndpoint ? { authorization_endpoint: provider.authorizationEndpoint } : {}),
+      ...(provider.tokenEndpoint ? { token_endpoint: provider.tokenEndpoint } : {}),
+      response_types_supported: ["code"],
+      subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: [...PROVIDER_ALGORITHMS],
+    };
+  }
+  discoveries.set(provider.issuer, document, DISCOVERY_CACHE_MS);
+  return { ok: true, document };
 }

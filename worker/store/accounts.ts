@@ -42,6 +42,21 @@ export async function findAccount(db: SqlDb, idOrPublicId: string) {
   return row ?? null;
 }
 
+/** An account with its own rate limit, by its public id (`app_…`), or null. */
+export async function findAccountByPublicId(db: SqlDb, publicId: string) {
+  const row = await db
+    .select({
+      id: accounts.id,
+      publicId: accounts.publicId,
+      name: accounts.name,
+      rateLimitPerMinute: accounts.rateLimitPerMinute,
+    })
+    .from(accounts)
+    .where(eq(accounts.publicId, publicId))
+    .get();
+  return row ?? null;
+}
+
 /** Renames an account (its application's name, as pilots read it). */
 export async function renameAccount(db: SqlDb, accountId: string, name: string): Promise<void> {
   await db.update(accounts).set({ name }).where(eq(accounts.id, accountId)).run();

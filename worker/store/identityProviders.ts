@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { identityProviders, pilotLinkGrants, signInStates } from "../../schema";
+import { accounts, identityProviders, pilotLinkGrants, signInStates } from "../../schema";
 import type { Db } from "../env";
 import { sha256, sha256Hex } from "../lib/hash";
 import { base62OfBytes } from "../lib/ids";
@@ -14,6 +14,22 @@ export async function findIdentityProvider(db: SqlDb, accountId: string): Promis
     (await db.select().from(identityProviders).where(eq(identityProviders.accountId, accountId)).get()) ??
     null
   );
+}
+
+/** The applications that sign pilots in at a provider client with this id (one, as a rule). */
+export async function findAccountsByProviderClientId(db: SqlDb, clientId: string, limit = 2) {
+  return db
+    .select({
+      id: accounts.id,
+      publicId: accounts.publicId,
+      name: accounts.name,
+      rateLimitPerMinute: accounts.rateLimitPerMinute,
+    })
+    .from(identityProviders)
+    .innerJoin(accounts, eq(accounts.id, identityProviders.accountId))
+    .where(eq(identityProviders.clientId, clientId))
+    .limit(limit)
+    .all();
 }
 
 /** Sets (or replaces) the account's provider. */

@@ -44,6 +44,7 @@ export const PILOT_ROUTES: ProtectedRoute[] = [
   { method: "PUT", path: "/auth/v1/cors_origins", guard: "key", body: { origins: ["https://app.example"] } },
   // The SDK login routes: the API key picks the application, whose identity provider signs the pilot
   // in; the victim's application has none, which is a 400 naming the setting (test/worker/pilotLogin.test.ts).
+  // Without a key, only a client_id or realm naming an application does (test/worker/sdkLogin.test.ts).
   ...["/oauth/ro", "/delegation", "/realms/airmap/protocol/openid-connect/token"].map((path) => ({
     method: "POST",
     path,
@@ -104,6 +105,7 @@ export const FLIGHT_ROUTES: ProtectedRoute[] = [
   },
   { method: "POST", path: "/flight/v2/plan/{plan}/submit", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
   { method: "GET", path: "/flight/v2/plan/{plan}/briefing", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
+  { method: "GET", path: "/flight/v2/plan/{plan}/features", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
   { method: "DELETE", path: "/flight/v2/plan/{plan}", guard: "ownPilot", overrides: OTHER_ACCOUNT_404 },
   {
     method: "GET",
@@ -218,6 +220,12 @@ export const AIRSPACE_ROUTES: ProtectedRoute[] = [
     guard: "key",
     overrides: { "own credentials": 400 },
   },
+  {
+    method: "GET",
+    path: "/rules/v1?rulesets=usa_part_107",
+    guard: "key",
+    overrides: { "own credentials": 400 },
+  },
   { method: "GET", path: "/rules/v1/usa_part_107", guard: "key", overrides: { "own credentials": 404 } },
   {
     method: "GET",
@@ -297,6 +305,9 @@ export const SERVICE_ROUTES: ProtectedRoute[] = [
   },
   { method: "GET", path: "/airspace/v2/sources", guard: "key" },
   { method: "GET", path: "/system/v1/status", guard: "key" },
+  { method: "GET", path: "/system/v1/sign_in_metrics", guard: "key" },
+  // A WebSocket: with the key and no Upgrade header, 426 (test/worker/swiftRequests.test.ts opens it).
+  { method: "GET", path: "/system/v1/status/monitor", guard: "key", overrides: { "own credentials": 426 } },
   // A fresh account has no webhook to show or remove.
   {
     method: "PUT",
@@ -336,6 +347,9 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
  * public on purpose; index.ts `PUBLIC_PATHS` lets them through.
  */
 export const PUBLIC_ROUTES: string[] = [
+  // The identity provider's discovery document where the Swift SDK looks for it, keyless as AppAuth
+  // asks (test/worker/sdkLogin.test.ts): the provider's public document, nothing of the account's.
+  "GET /realms/:realm/.well-known/openid-configuration",
   // Liveness, for load balancers and `npm start`.
   "GET /health",
   // Public keys that verify pilot tokens.
