@@ -11,7 +11,7 @@ import type { AppEnv } from "./env";
 import { standardsErrorBodies } from "./interuss/http";
 import { ApiError } from "./lib/errors";
 import { limitAccountWork } from "./middleware/accountWork";
-import { requireApiKey } from "./middleware/apiKey";
+import { chargeKeyIfLive, requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
@@ -111,7 +111,7 @@ app.use("*", limitPublicRequests);
 app.use(
   "*",
   createMiddleware<AppEnv>(async (c, next) => {
-    if (PUBLIC_PATHS.some((p) => p.test(c.req.path))) return next();
+    if (PUBLIC_PATHS.some((p) => p.test(c.req.path))) return chargeKeyIfLive(c, next);
     // The flight-creation page calls the API in-process as the account its link names.
     const actingAccount = pageAccount(c.env);
     if (actingAccount) {

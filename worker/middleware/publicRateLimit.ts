@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv, Bindings } from "../env";
 import { tooManyRequests } from "../lib/errors";
 import { pageAccount } from "../pages/api";
+import { recentlyLiveKey } from "./apiKey";
 import { RateLimiter } from "./rateLimiter";
 import { tarpit } from "./tarpit";
 
@@ -39,11 +40,16 @@ function take(caller: string, limit: number, exceeded: string): void {
   );
 }
 
-/** Before the API key: requests without one, per address and per ticket. */
+/**
+ * Before the API key: every request not made with a live key, per address and per ticket. A header
+ * alone lifts nothing: a key this isolate has not seen live lately is counted as keyless first (the
+ * key's own check comes after, and a bogus one is then refused or stays keyless).
+ */
 export const limitPublicRequests = createMiddleware<AppEnv>(async (c, next) => {
   // The deep-link page's own in-process calls: the page request was counted.
-  if (pageAccount(c.env) || c.req.header("x-api-key") || UNLIMITED.some((p) => p.test(c.req.path)))
-    return next();
+  if (pageAccount(c.env) || UNLIMITED.some((p) => p.test(c.req.path))) return next();
+  const key = c.req.header("x-api-key")?.trim();
+  if (key && (await recentlyLiveKey(key))) return next();
   const limit = perMinute(c.env);
   take(`address ${clientAddress(c.req.header("cf-connecting-ip"))}`, limit, "from this address");
   const ticket = c.req.query("ticket");
