@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import type { AppEnv, Bindings } from "../env";
 import { type KeySource, signingKey, verifyJwt } from "../lib/jwt";
+import { RemoteKeySet } from "../lib/remoteKeySet";
 
 /**
  * Bearer JWTs as InterUSS sends them to the automated-testing interfaces (and, later, F3411 network
@@ -30,8 +31,9 @@ export const SCOPES = {
 export const DEV_ISSUER = "windsock-development-interuss";
 /** The interfaces say `exp` is at most one hour ahead. */
 export const MAX_LIFETIME_SECONDS = 3600;
-/** A fetched JWK Set is kept this long (jose refetches sooner for an unknown kid, at most every 30 s). */
+/** A fetched JWK Set is kept this long (fetched sooner for an unknown kid, at most every 30 s). */
 const JWKS_TTL_MS = 10 * 60 * 1000;
+const JWKS_COOLDOWN_MS = 30_000;
 
 export interface Principal {
   sub: string;
@@ -67,7 +69,7 @@ export async function verifyBearer(token: string, options: VerifyOptions): Promi
 
 // Per isolate: jose's key sets by their configuration, so imported keys and fetched sets are reused.
 const localSets = new Map<string, JWTVerifyGetKey>();
-const remoteSets = new Map<string, JWTVerifyGetKey>();
+const remoteSets = new Map<string, RemoteKeySet>();
 
 /** Every key source this deployment trusts for InterUSS tokens. */
 export async function trustedSources(env: Bindings): Promise<KeySource[]> {
@@ -83,10 +85,14 @@ export async function trustedSources(env: Bindings): Promise<KeySource[]> {
   if (env.INTERUSS_JWKS_URL) {
     let set = remoteSets.get(env.INTERUSS_JWKS_URL);
     if (!set) {
-      set = createRemoteJWKSet(new URL(env.INTERUSS_JWKS_URL), { cacheMaxAge: JWKS_TTL_MS });
+      set = new RemoteKeySet(new URL(env.INTERUSS_JWKS_URL), {
+        cooldownMs: JWKS_COOLDOWN_MS,
+        maxAgeMs: JWKS_TTL_MS,
+        timeoutMs: 5_000,
+      });
       remoteSets.set(env.INTERUSS_JWKS_URL, set);
     }
-    sources.push({ key: set, name: env.INTERUSS_JWKS_URL });
+    sources.push({ key: set.getKey, name: env.INTERUSS_JWKS_URL });
   }
   if (env.ENVIRONMENT === "development" && env.JWT_PRIVATE_KEY) {
     const own = await signingKey(env.JWT_PRIVATE_KEY);
