@@ -49,6 +49,7 @@ import { telemetryRoutes } from "./routes/telemetry";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
+import { forgetExpiredSignIns } from "./services/pageSignIn";
 import { noteRelaySeen } from "./services/relayHeartbeat";
 import { dbFor } from "./store/db";
 
@@ -180,10 +181,14 @@ mountDocs(app);
 app.onError(renderError);
 app.notFound(renderNotFound(app));
 
-/** The app, with the Cron Trigger's handler beside its fetch (wrangler.toml `[triggers]`): the airspace feeds' tick. */
+/**
+ * The app, with the Cron Trigger's handler beside its fetch (wrangler.toml `[triggers]`): the airspace
+ * feeds' tick, and expired page sign-ins and link grants deleted.
+ */
 export default Object.assign(app, {
   scheduled(_controller: ScheduledController, env: AppEnv["Bindings"], ctx: ExecutionContext) {
     ctx.waitUntil(scheduledAirspaceSync(env));
+    ctx.waitUntil(forgetExpiredSignIns(dbFor(env.DB)));
   },
 });
 export type { AppType } from "./client";

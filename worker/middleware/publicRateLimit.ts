@@ -69,3 +69,11 @@ export function takeAccountPageRequest(
 ): void {
   take(`account ${accountId}`, perMinute(env), "for this account's pages");
 }
+
+/** Page sign-ins one address may start a minute: each writes a row (kept 10 minutes). */
+export const SIGN_INS_PER_MINUTE = 10;
+
+/** One page sign-in started from `address`; 429 beyond SIGN_INS_PER_MINUTE. */
+export function takeSignInStart(address: string | undefined): void {
+  take(`sign-in ${clientAddress(address)}`, SIGN_INS_PER_MINUTE, "for sign-ins from this address");
+}

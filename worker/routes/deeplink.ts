@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createRouter } from "../app";
 import type { AppEnv } from "../env";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { isoTime } from "../lib/time";
 import { withAccountWork } from "../middleware/accountWork";
-import { takeAccountPageRequest } from "../middleware/publicRateLimit";
+import { takeAccountPageRequest, takeSignInStart } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
@@ -22,7 +23,7 @@ import {
   submitCreateFlightPage,
 } from "../services/createFlightPage";
 import { flightCreationLink, registerCallbackPrefix } from "../services/deeplinks";
-import { SIGN_IN_PATH, SIGNED_IN_PATH } from "../services/pageSignIn";
+import { SIGN_IN_LIFETIME_MS, SIGN_IN_PATH, SIGNED_IN_PATH, signInCookieName } from "../services/pageSignIn";
 import { listCallbackPrefixes } from "../store/callbacks";
 
 const LinkRequest = z
@@ -125,6 +126,8 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
       ),
     )
     .get(SIGN_IN_PATH, async (c) => {
+      // Each start writes a row: a few a minute per address, beyond the keyless limits.
+      takeSignInStart(c.req.header("cf-connecting-ip"));
       const url = new URL(c.req.url);
       return answerSignIn(c, await startPageSignIn(c.env, c.var.db, url, c.req.header("accept-language")));
     })
@@ -136,7 +139,12 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
         error: q("error"),
         errorDescription: q("error_description"),
       };
-      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, new URL(c.req.url).origin));
+      const cookieName = params.state ? signInCookieName(params.state) : undefined;
+      const browserSecret = cookieName ? getCookie(c, cookieName) : undefined;
+      // Used or refused, this sign-in is over: its cookie goes.
+      if (cookieName && browserSecret !== undefined) deleteCookie(c, cookieName, { path: SIGNED_IN_PATH });
+      const origin = new URL(c.req.url).origin;
+      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, origin, browserSecret));
     });
 }
 
@@ -177,6 +185,15 @@ async function answerPage(c: Context<AppEnv>, answer: CreateFlightPageAnswer) {
 async function answerSignIn(c: Context<AppEnv>, answer: PageSignInAnswer) {
   if (answer.kind === "problem")
     return page(c, await renderLinkProblem(answer.problems), 400, answer.sources);
+  if (answer.browser)
+    // Lax: the provider sends the browser back with a top-level GET from its own site.
+    setCookie(c, answer.browser.cookieName, answer.browser.secret, {
+      path: SIGNED_IN_PATH,
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: c.env.ENVIRONMENT !== "development" || new URL(c.req.url).protocol === "https:",
+      maxAge: SIGN_IN_LIFETIME_MS / 1000,
+    });
   c.header("Cache-Control", "no-store");
   return c.redirect(answer.location, 303);
 }
