@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import type { AppEnv, Bindings } from "../env";
 import { type KeySource, signingKey, verifyJwt } from "../lib/jwt";
+import { configuredOrigin } from "../lib/publicOrigin";
 import { RemoteKeySet } from "../lib/remoteKeySet";
 
 /**
@@ -102,13 +103,19 @@ export async function trustedSources(env: Bindings): Promise<KeySource[]> {
   return sources;
 }
 
-/** `INTERUSS_AUDIENCE`'s names, else the host name the request came to (no port, per the interfaces). */
+/**
+ * `INTERUSS_AUDIENCE`'s names, else PUBLIC_URL's host name (no port, per the interfaces); the host
+ * the request came to only in development. None elsewhere: no token is accepted then.
+ */
 export function audiencesFor(env: Bindings, requestUrl: string): string[] {
   const configured = (env.INTERUSS_AUDIENCE ?? "")
     .split(",")
     .map((a) => a.trim())
     .filter(Boolean);
-  return configured.length > 0 ? configured : [new URL(requestUrl).hostname];
+  if (configured.length > 0) return configured;
+  const origin = configuredOrigin(env);
+  if (origin) return [new URL(origin).hostname];
+  return env.ENVIRONMENT === "development" ? [new URL(requestUrl).hostname] : [];
 }
 
 function refuse(c: Context, status: 401 | 403, message: string) {
@@ -128,10 +135,17 @@ export function requireScope(scope: string, ...alternatives: string[]): Middlewa
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return refuse(c, 401, "Bearer access token required in the Authorization header");
+    const audiences = audiencesFor(c.env, c.req.url);
+    if (audiences.length === 0)
+      return refuse(
+        c,
+        401,
+        "the service's audience is not configured: the operator must set PUBLIC_URL or INTERUSS_AUDIENCE",
+      );
     const result = await verifyBearer(match[1]!, {
       sources: await trustedSources(c.env),
       issuer: c.env.INTERUSS_ISSUER || undefined,
-      audiences: audiencesFor(c.env, c.req.url),
+      audiences,
     });
     if (!result.ok) return refuse(c, 401, result.reason);
     if (!accepted.some((s) => result.principal.scopes.has(s)))

@@ -5,6 +5,7 @@ import { createRouter } from "../app";
 import type { AppEnv } from "../env";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
+import { publicOrigin } from "../lib/publicOrigin";
 import { isoTime } from "../lib/time";
 import { withAccountWork } from "../middleware/accountWork";
 import { takeAccountPageRequest, takeSignInStart } from "../middleware/publicRateLimit";
@@ -88,7 +89,7 @@ const addCallback = createRoute({
 
 export const deeplinkRoutes = createRouter()
   .openapi(createFlightLink, async (c) => {
-    const origin = new URL(c.req.url).origin;
+    const origin = publicOrigin(c);
     const fields = c.req.valid("json");
     const made = await flightCreationLink(c.env, c.var.db, c.var.account, c.var.pilotId, fields, origin);
     return success(
@@ -129,7 +130,11 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
       // Each start writes a row: a few a minute per address, beyond the keyless limits.
       takeSignInStart(c.req.header("cf-connecting-ip"));
       const url = new URL(c.req.url);
-      return answerSignIn(c, await startPageSignIn(c.env, c.var.db, url, c.req.header("accept-language")));
+      const origin = publicOrigin(c);
+      return answerSignIn(
+        c,
+        await startPageSignIn(c.env, c.var.db, url, origin, c.req.header("accept-language")),
+      );
     })
     .get(SIGNED_IN_PATH, async (c) => {
       const q = (name: string) => c.req.query(name) || undefined;
@@ -143,7 +148,7 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
       const browserSecret = cookieName ? getCookie(c, cookieName) : undefined;
       // Used or refused, this sign-in is over: its cookie goes.
       if (cookieName && browserSecret !== undefined) deleteCookie(c, cookieName, { path: SIGNED_IN_PATH });
-      const origin = new URL(c.req.url).origin;
+      const origin = publicOrigin(c);
       return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, origin, browserSecret));
     });
 }

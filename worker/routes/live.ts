@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { tooManyRequests } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
+import { publicOrigin } from "../lib/publicOrigin";
 import { isoTime, parseTime } from "../lib/time";
 import { withAccountWork } from "../middleware/accountWork";
 import { requireApiKey } from "../middleware/apiKey";
@@ -219,7 +220,7 @@ export const liveRoutes = createRouter()
       keyCaller(c),
       c.req.valid("param").flight_id,
     );
-    const base = new URL(c.req.url).origin;
+    const base = publicOrigin(c);
     const id = encodeURIComponent(flight.id);
     return success(c, {
       ticket,

@@ -214,11 +214,12 @@ export async function startPageSignIn(
   env: Bindings,
   db: Db,
   url: URL,
+  origin: string,
   acceptLanguage: string | undefined,
 ): Promise<PageSignInAnswer> {
   const opened = await openLink(db, url.searchParams, acceptLanguage, isDevelopment(env));
   if (!opened.ok) return { kind: "problem", problems: opened.problems, sources: pageSources(env) };
-  const started = await startProviderSignIn(env, db, opened.link.account.id, url.searchParams, url.origin);
+  const started = await startProviderSignIn(env, db, opened.link.account.id, url.searchParams, origin);
   if (!started.ok) return signInRefused(env, started.problem);
   return { kind: "redirect", location: started.redirect, browser: started.browser };
 }

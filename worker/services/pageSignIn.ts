@@ -216,4 +216,3 @@ export async function finishProviderSignIn(
 export function forgetExpiredSignIns(db: Db, nowMs = Date.now()): Promise<number> {
   return deleteExpiredSignIns(db, nowMs);
 }
-
