@@ -208,7 +208,7 @@ async function answerSignIn(c: Context<AppEnv>, answer: PageSignInAnswer) {
  * a link the pilot follows from the result page).
  */
 async function page(c: Context<AppEnv>, html: string, status: 200 | 400, sources: PageSources) {
-  const map = await mapPageSources(sources.vectorBasemap, "none");
+  const map = await mapPageSources(sources.vectorBasemap, []);
   c.header(
     "Content-Security-Policy",
     `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${sources.imageSources}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,

@@ -11,7 +11,7 @@ import { isoTime, parseTime } from "../lib/time";
 import { withAccountWork } from "../middleware/accountWork";
 import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
-import { liveFrame, liveMap, renderLivePage } from "../pages/live";
+import { LIVE_PAGE_SCRIPTS, liveFrame, liveMap, renderLivePage } from "../pages/live";
 import { mapPageSources } from "../pages/map/vectorBasemap";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
 import { recordPostedStates, setFlightMonitoring } from "../services/liveFlights";
@@ -258,7 +258,7 @@ export const liveRoutes = createRouter()
     const page = await livePage(c.env, c.var.db, source, flightId, access, liveFrame);
     c.set("pilotId", page.pilotId);
     const { flight, state, terrain, map } = page;
-    const sources = await mapPageSources(map.vectorBasemap === true, "inline");
+    const sources = await mapPageSources(map.vectorBasemap === true, LIVE_PAGE_SCRIPTS);
     c.header(
       "Content-Security-Policy",
       `default-src 'none'; script-src ${sources.script}; style-src ${sources.style}; connect-src ${sources.connect}; worker-src ${sources.worker}; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
