@@ -79,7 +79,7 @@ describe("routes without an API key are rate limited", () => {
     const limit = 3;
     for (let i = 0; i < limit; i++)
       expect((await send(page, `203.0.113.${i}`, limit)).status, `load ${i}`).not.toBe(429);
-    await expect429(await send(page, "203.0.113.50", limit), /this account's pages/);
+    await expect429(await send(page, "203.0.113.50", limit), /this account's public pages/);
   });
 
   it("holds the refusals of a caller who keeps asking (the tarpit); another caller is answered at once", async () => {

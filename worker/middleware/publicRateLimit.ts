@@ -62,7 +62,19 @@ export const limitPublicRequests = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** One request of a page or stream acting for `accountId` (a verified ticket, a deep link's account). */
+/**
+ * One anonymous visitor's request of `accountId`'s public pages (a deep link names the account by
+ * its `client_id`, which strangers read): a bucket apart from the one of the account's own pilots'
+ * pages, so a flood of strangers never refuses the account's pilots.
+ */
+export function takeAccountVisitorRequest(
+  env: Pick<Bindings, "RATE_LIMIT_PER_MINUTE">,
+  accountId: string,
+): void {
+  take(`visitors of account ${accountId}`, perMinute(env), "for this account's public pages");
+}
+
+/** One request of a page or stream acting for `accountId`'s pilot (a verified ticket). */
 export function takeAccountPageRequest(
   env: Pick<Bindings, "RATE_LIMIT_PER_MINUTE">,
   accountId: string,

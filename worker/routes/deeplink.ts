@@ -7,8 +7,8 @@ import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
 import { publicOrigin } from "../lib/publicOrigin";
 import { isoTime } from "../lib/time";
-import { withAccountWork } from "../middleware/accountWork";
-import { takeAccountPageRequest, takeSignInStart } from "../middleware/publicRateLimit";
+import { withVisitorWork } from "../middleware/accountWork";
+import { clientAddress, takeAccountVisitorRequest, takeSignInStart } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
@@ -162,12 +162,14 @@ function pageRequest(c: Context<AppEnv>, apiFetch: ApiFetch): PageRequest {
     acceptLanguage,
     apiFor: (account) => {
       // Counted once the link named its account, before the page calls the API for it.
-      takeAccountPageRequest(c.env, account.id);
+      takeAccountVisitorRequest(c.env, account.id);
       return new PageApi(apiFetch, c.env, account, url.origin, acceptLanguage);
     },
     waitUntil: (work) => c.executionCtx.waitUntil(work),
-    // Its API calls take the account's second turn (EXPENSIVE_CONCURRENCY), so they never wait on the page.
-    withinShare: (accountId, work) => withAccountWork(c.env, accountId, work),
+    // A visitor's page, in the visitor's share and then the account's public pages' share (never the
+    // share of the account's own keys); its API calls take that share's second turn.
+    withinShare: (accountId, work) =>
+      withVisitorWork(c.env, clientAddress(c.req.header("cf-connecting-ip")), accountId, work),
   };
 }
 
