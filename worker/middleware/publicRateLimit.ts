@@ -7,8 +7,9 @@ import { RateLimiter } from "./rateLimiter";
 import { tarpit } from "./tarpit";
 
 /**
- * Rate limits of what carries no API key (the live page and stream with a ticket, the deep-link page,
- * docs, public keys, InterUSS before its token is checked), which the API key's bucket cannot hold:
+ * Rate limits of what carries no live API key (the live page and stream with a ticket, the deep-link
+ * page, docs, public keys, basemap tiles, InterUSS before its token is checked, and any request with
+ * a made-up or revoked key), which the API key's bucket cannot hold:
  * per client address (RATE_LIMIT_PER_MINUTE, the figure an API key gets) for every such request,
  * per ticket (PER_TICKET_PER_MINUTE), and per account once the ticket or link has named it
  * (`takeAccountPageRequest`, again RATE_LIMIT_PER_MINUTE). /health (the supervisor's probe) and the
