@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
 /**
@@ -30,28 +30,54 @@ export const identityProviders = sqliteTable("identity_providers", {
 
 /**
  * Single-use, short-lived sign-ins for one pilot, put in a deep link by its builder (called with the
- * pilot's token); stored as hashes, so a database read does not reveal a usable grant.
+ * pilot's token); stored as hashes, so a database read does not reveal a usable grant. Deleted once
+ * expired (the Cron Trigger).
  */
-export const pilotLinkGrants = sqliteTable("pilot_link_grants", {
-  grantHash: text("grant_hash").primaryKey(),
-  accountId: text("account_id")
-    .notNull()
-    .references(() => accounts.id),
-  pilotId: text("pilot_id").notNull(),
-  expiresAt: integer("expires_at").notNull(),
-  usedAt: integer("used_at"),
-});
+export const pilotLinkGrants = sqliteTable(
+  "pilot_link_grants",
+  {
+    grantHash: text("grant_hash").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    pilotId: text("pilot_id").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [index("pilot_link_grants_expires_at").on(t.expiresAt)],
+);
 
-/** The deep-link page's authorization-code sign-ins in progress: state, nonce and PKCE verifier. */
-export const signInStates = sqliteTable("sign_in_states", {
-  state: text("state").primaryKey(),
-  accountId: text("account_id")
-    .notNull()
-    .references(() => accounts.id),
-  nonce: text("nonce").notNull(),
-  codeVerifier: text("code_verifier").notNull(),
-  /** The link's query, to return to the page the pilot came from. */
-  linkQuery: text("link_query").notNull(),
-  expiresAt: integer("expires_at").notNull(),
-  usedAt: integer("used_at"),
-});
+/**
+ * The links page sign-ins return to, once per link (by the SHA-256 of its query): a flood of sign-ins
+ * of one link stores it once; kept as long as the last sign-in of it.
+ */
+export const signInLinks = sqliteTable(
+  "sign_in_links",
+  {
+    linkHash: text("link_hash").primaryKey(),
+    linkQuery: text("link_query").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sign_in_links_expires_at").on(t.expiresAt)],
+);
+
+/**
+ * The deep-link page's authorization-code sign-ins in progress: state, nonce and PKCE verifier, the
+ * link by reference and the hash of the cookie of the browser that started it. Deleted when used
+ * and, once expired, by the Cron Trigger.
+ */
+export const signInStates = sqliteTable(
+  "sign_in_states",
+  {
+    state: text("state").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    nonce: text("nonce").notNull(),
+    codeVerifier: text("code_verifier").notNull(),
+    linkHash: text("link_hash").notNull(),
+    browserHash: text("browser_hash").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sign_in_states_expires_at").on(t.expiresAt)],
+);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { parseCommandLine } from "./lib/cli";
 import { ENV_FILE, ROOT, STATE_DIR, WRANGLER_ENV } from "./lib/config";
 import type { Supervised } from "./lib/processes";
+import { describeError, namedStep, retryStep, StepFailed } from "./lib/retry";
 import { readGroupActivity } from "./lib/runtimeActivity";
 import { envFileText } from "./lib/serviceAddress";
 import { prepareStaticAssets } from "./lib/staticAssets";
@@ -102,24 +103,9 @@ async function main() {
     password: devPilotPassword(),
     redirectUris: [`${baseUrl}/create_flight/v1/signed_in`],
   });
-  const target = await openMigratedLocalTarget(log);
-  let apiKey: string;
-  let devApplication: string;
-  try {
-    // Elevation writes R2 and airspace D1: the two load side by side.
-    await Promise.all(
-      seeders.map(async (seeder) => {
-        const started = Date.now();
-        await seeder.run(target, (m) => log(`${seeder.name}: ${m}`));
-        log(`${seeder.name}: ready in ${seconds(started)}`);
-      }),
-    );
-    apiKey = await developmentKey(target);
-    devApplication = await trustIdentityProvider(target, apiKey, identity);
-  } finally {
-    await target.close();
-  }
-
+  // On a busy machine the local platform can drop a request: the whole preparation is tried again on
+  // a fresh connection (applied migrations and loaded seeds are kept, so a retry redoes only the rest).
+  const { apiKey, devApplication } = await retryStep("preparing the local state", () => prepareLocalState(identity), { log });
   prepareStaticAssets();
   running.push(await superviseWorker(baseUrl, devApplication));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
@@ -155,6 +141,32 @@ Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while 
 listens on the telemetry port.
 In another shell: . ${envFile.startsWith(".") || path.isAbsolute(envFile) ? envFile : `./${envFile}`}   (WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY)
 `);
+}
+
+/** Migrations, seeds, the development key and its trust in the development provider; the key. */
+async function prepareLocalState(identity: Awaited<ReturnType<typeof devIdentity.startDevIdentityProvider>>) {
+  const target = await namedStep("applying the D1 migrations", () => openMigratedLocalTarget(log));
+  try {
+    // Elevation writes R2 and airspace D1: the two load side by side (both end before the target closes).
+    const seeded = await Promise.allSettled(
+      seeders.map((seeder) =>
+        namedStep(`seeding ${seeder.name}`, async () => {
+          const started = Date.now();
+          await seeder.run(target, (m) => log(`${seeder.name}: ${m}`));
+          log(`${seeder.name}: ready in ${seconds(started)}`);
+        }),
+      ),
+    );
+    const failed = seeded.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    const apiKey = await namedStep("minting the development key", () => developmentKey(target));
+    const devApplication = await namedStep("trusting the development OpenID provider", () =>
+      trustIdentityProvider(target, apiKey, identity),
+    );
+    return { apiKey, devApplication };
+  } finally {
+    await target.close().catch(() => {});
+  }
 }
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
@@ -355,6 +367,7 @@ process.prependListener("SIGINT", () => shutdown(0));
 process.prependListener("SIGTERM", () => shutdown(0));
 
 main().catch((err) => {
-  console.error(`[start] ${err instanceof Error ? err.message : String(err)}`);
+  // A step's failure names the step, its causes and what to do; anything else at least its causes.
+  console.error(`[start] ${err instanceof StepFailed ? err.message : describeError(err)}`);
   shutdown(1);
 });

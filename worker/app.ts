@@ -58,6 +58,7 @@ export function createRouter() {
 export function renderError(err: Error, c: Context) {
   if (err instanceof ApiError) {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+    if (err.status === 503) return c.json(errorBody(503, err.message), 503);
     return c.json(failBody(err.status, err.message, err.errors), err.status);
   }
   if (err instanceof HTTPException) {

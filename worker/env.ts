@@ -82,8 +82,14 @@ export interface Bindings {
   INTERUSS_JWKS_URL?: string;
   /** Required `iss` of InterUSS tokens; unset accepts any issuer of a trusted key. */
   INTERUSS_ISSUER?: string;
-  /** Accepted `aud` values (comma list); unset means the host name the request came to. */
+  /** Accepted `aud` values (comma list); unset means PUBLIC_URL's host name. */
   INTERUSS_AUDIENCE?: string;
+  /**
+   * The service's public address (`https://windsock.example.com`): every link, redirect,
+   * `redirect_uri` and tile URL it builds, and the InterUSS audience. Required outside development
+   * (503 naming it); in development, unset, the request's own origin.
+   */
+  PUBLIC_URL?: string;
   /** Airspace feeds (wrangler.toml, worker/domain/airspace/feeds/sources.ts): which run, from where, how much per tick. */
   AIRSPACE_FEEDS?: string;
   AIRSPACE_FEED_URL_FAA_TFR?: string;

@@ -11,7 +11,7 @@ import type { AppEnv } from "./env";
 import { standardsErrorBodies } from "./interuss/http";
 import { ApiError } from "./lib/errors";
 import { limitAccountWork } from "./middleware/accountWork";
-import { requireApiKey } from "./middleware/apiKey";
+import { chargeKeyIfLive, requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
 import { readDialect } from "./middleware/dialect";
@@ -50,6 +50,7 @@ import { telemetryRoutes } from "./routes/telemetry";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
+import { forgetExpiredSignIns } from "./services/pageSignIn";
 import { noteRelaySeen } from "./services/relayHeartbeat";
 import { dbFor } from "./store/db";
 
@@ -116,7 +117,7 @@ app.use("*", limitPublicRequests);
 app.use(
   "*",
   createMiddleware<AppEnv>(async (c, next) => {
-    if (PUBLIC_PATHS.some((p) => p.test(c.req.path))) return next();
+    if (PUBLIC_PATHS.some((p) => p.test(c.req.path))) return chargeKeyIfLive(c, next);
     // The flight-creation page calls the API in-process as the account its link names.
     const actingAccount = pageAccount(c.env);
     if (actingAccount) {
@@ -185,10 +186,14 @@ mountDocs(app);
 app.onError(renderError);
 app.notFound(renderNotFound(app));
 
-/** The app, with the Cron Trigger's handler beside its fetch (wrangler.toml `[triggers]`): the airspace feeds' tick. */
+/**
+ * The app, with the Cron Trigger's handler beside its fetch (wrangler.toml `[triggers]`): the airspace
+ * feeds' tick, and expired page sign-ins and link grants deleted.
+ */
 export default Object.assign(app, {
   scheduled(_controller: ScheduledController, env: AppEnv["Bindings"], ctx: ExecutionContext) {
     ctx.waitUntil(scheduledAirspaceSync(env));
+    ctx.waitUntil(forgetExpiredSignIns(dbFor(env.DB)));
   },
 });
 export type { AppType } from "./client";

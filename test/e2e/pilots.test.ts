@@ -328,12 +328,14 @@ describe("the deep-link page signs the pilot in at the application's provider", 
     const redirectUri = `${baseUrl}/create_flight/v1/signed_in`;
     const back = await signInAtProvider(provider, authorize.href, redirectUri, PASSWORD);
 
-    const finished = await fetch(back, { redirect: "manual" });
+    // The browser that started the sign-in returns with its cookie (issue 37, item 6).
+    const browserCookie = started.headers.get("set-cookie")!.split(";")[0]!;
+    const finished = await fetch(back, { redirect: "manual", headers: { cookie: browserCookie } });
     expect(finished.status).toBe(303);
     const signedIn = new URL(finished.headers.get("location")!, baseUrl);
     expect(signedIn.searchParams.get("grant")).toMatch(/^wsg_/);
     // The provider's answer is single-use: replayed, it signs nobody in.
-    const replayed = await fetch(back, { redirect: "manual" });
+    const replayed = await fetch(back, { redirect: "manual", headers: { cookie: browserCookie } });
     expect(replayed.status).toBe(400);
     expect(await replayed.text()).toContain("unknown, used or expired");
 

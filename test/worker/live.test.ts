@@ -477,6 +477,24 @@ describe("GET /flight/v2/{id}/live", () => {
     expect((await SELF.fetch(`${BASE}/flight/v2/${encodeURIComponent(id)}/live`)).status).toBe(401);
   });
 
+  it("allows its inline scripts by hash, never 'unsafe-inline' (issue 37, item 8)", async () => {
+    const id = await flight();
+    const page = await call(`/flight/v2/${encodeURIComponent(id)}/live`, as(pilot));
+    const policy = page.headers.get("content-security-policy") ?? "";
+    const scriptSrc = policy.split(";").find((d) => d.trim().startsWith("script-src")) ?? "";
+    expect(scriptSrc).not.toContain("unsafe-inline");
+    // Every script the browser would run inline (not the JSON model) is allowed by its own hash.
+    const inline = [...page.text.matchAll(/<script(?![^>]*\bsrc=)([^>]*)>([\s\S]*?)<\/script>/g)].filter(
+      ([, attributes]) => !/type="application\/json"/.test(attributes!),
+    );
+    expect(inline.length).toBeGreaterThan(0);
+    for (const [, , text] of inline) {
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+      const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+      expect(scriptSrc).toContain(`'sha256-${hash}'`);
+    }
+  });
+
   it("opened by a ticket, waits its turn in the account's share of expensive work", async () => {
     const id = await flight();
     const { ticket } = (

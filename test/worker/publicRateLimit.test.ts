@@ -79,7 +79,7 @@ describe("routes without an API key are rate limited", () => {
     const limit = 3;
     for (let i = 0; i < limit; i++)
       expect((await send(page, `203.0.113.${i}`, limit)).status, `load ${i}`).not.toBe(429);
-    await expect429(await send(page, "203.0.113.50", limit), /this account's pages/);
+    await expect429(await send(page, "203.0.113.50", limit), /this account's public pages/);
   });
 
   it("holds the refusals of a caller who keeps asking (the tarpit); another caller is answered at once", async () => {
@@ -95,5 +95,49 @@ describe("routes without an API key are rate limited", () => {
     expect(tarpit.holding).toBe(0);
     // Another address meanwhile is answered at once (no hold was counted for it).
     expect((await send("/.well-known/jwks.json", "198.51.100.22", 1)).status).toBe(200);
+  });
+});
+
+describe("a key header lifts no keyless limit unless the key is live (issue 37, item 1)", () => {
+  /** Each route family that answers without a key, as an attacker floods it with a made-up key. */
+  const FAMILIES: [name: string, path: string][] = [
+    ["public keys", "/.well-known/jwks.json"],
+    ["vector basemap tiles", "/maps/v1/basemap/1/0/1.mvt"],
+    ["basemap style", "/maps/v1/basemap.json"],
+    ["live page with a ticket", "/flight/v2/flight%7Cx/live?ticket=v1.eyJ9.c2ln"],
+    ["live stream with a ticket", "/flight/v2/flight%7Cx/telemetry/stream?ticket=v1.eyJ9.c2lo"],
+    ["deep-link page", "/create_flight/v1/?geometry=x"],
+    ["page sign-in", "/create_flight/v1/sign_in?geometry=x"],
+    ["docs", "/docs"],
+    ["OpenAPI document", "/openapi.json"],
+    ["F3411 flights without a token", "/rid/v2/uss/flights?view=1,1,1.001,1.001"],
+    ["InterUSS interfaces without a token", "/interuss/geospatial_map/v1/status"],
+  ];
+
+  for (const [index, [name, path]] of FAMILIES.entries()) {
+    it(`${name}: a bogus key is limited as keyless`, async () => {
+      const address = `198.51.101.${index + 1}`;
+      const bogus = { "x-api-key": "bogus" };
+      for (let i = 0; i < 3; i++) expect((await send(path, address, 3, bogus)).status).not.toBe(429);
+      await expect429(await send(path, address, 3, bogus), /from this address/);
+    });
+  }
+
+  it("a live key on a keyless route counts against the key, not the address", async () => {
+    const account = await createAccount("public-route-key", 3);
+    const address = "198.51.101.99";
+    const key = { "x-api-key": account.apiKey };
+    for (let i = 0; i < 3; i++)
+      expect((await send("/.well-known/jwks.json", address, 1000, key)).status).toBe(200);
+    await expect429(await send("/.well-known/jwks.json", address, 1000, key), /requests a minute exceeded/);
+    // The address's own keyless budget was not spent by the key's requests.
+    expect((await send("/.well-known/jwks.json", address, 1000)).status).toBe(200);
+  });
+
+  it("a bogus key on a keyed route is refused (401), and limited as keyless too", async () => {
+    const address = "198.51.101.98";
+    const bogus = { "x-api-key": "bogus" };
+    for (let i = 0; i < 2; i++) expect((await send("/pilot/v2/profile", address, 2, bogus)).status).toBe(401);
+    await expect429(await send("/pilot/v2/profile", address, 2, bogus), /from this address/);
   });
 });

@@ -29,7 +29,10 @@ import {
  *     API-key watchers until its cap refuses them, while telemetry flows to every watched flight;
  *   polygons: four 10,000-position `POST /flight/v2/plan` at once, back to back;
  *   live-page: a flood of the live page with one ticket (10 connections, no key);
- *   deeplink-page: a flood of the deep-link page `/create_flight/v1/` (10 connections, no key).
+ *   deeplink-page: a flood of the deep-link page `/create_flight/v1/` (10 connections, no key);
+ *   stranger-pages (issue 37): strangers flood the noisy account's own deep-link page (16 connections,
+ *     no key, the `client_id` read from its link); measured here is that account itself, its key's
+ *     `POST /flight/v2/point` with its pilot's token, not the quiet account: its p50 at most 2×, no 429.
  * Each load runs NOISY_SECONDS (default 14); the quiet sample (BENCH_SECONDS) starts after
  * BENCH_WARM_UP_SECONDS of it. ratio = quiet p50 alone ÷ quiet p50 under the load, per load; the
  * closing `ratio` is the worst of them (goal ≥ 0.5, the other account's p50 at most 2× its own).
@@ -45,7 +48,8 @@ const POLYGON_WORKERS = 4;
 const POLYGON_POSITIONS = 10_000;
 const FLOOD_CONNECTIONS = 10;
 const CALLBACK = "https://bench.example/windsock";
-const PARTS = ["watchers", "polygons", "live-page", "deeplink-page"] as const;
+const STRANGER_CONNECTIONS = 16;
+const PARTS = ["watchers", "polygons", "live-page", "deeplink-page", "stranger-pages"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Account {
@@ -242,11 +246,11 @@ async function polygons(ctx: BenchContext, noisy: Account): Promise<Noise> {
 }
 
 /** A flood of one keyless URL (a page a browser opens) until stopped. */
-function flood(url: string): Noise {
+function flood(url: string, connections = FLOOD_CONNECTIONS): Noise {
   // Without a callback autocannon returns its running instance, which is also the result's promise.
   const instance = autocannon({
     url,
-    connections: FLOOD_CONNECTIONS,
+    connections,
     duration: 3600,
   }) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
   return async () => {
@@ -266,7 +270,11 @@ async function livePage(ctx: BenchContext, noisy: Account): Promise<Noise> {
   return flood(`${ctx.baseUrl}/flight/v2/${encodeURIComponent(id)}/live?ticket=${ticket}`);
 }
 
-async function deeplinkPage(ctx: BenchContext, noisy: Account): Promise<Noise> {
+async function deeplinkPage(
+  ctx: BenchContext,
+  noisy: Account,
+  connections = FLOOD_CONNECTIONS,
+): Promise<Noise> {
   await call(ctx, noisy, "POST", "/deeplink/v1/callbacks", { url: CALLBACK });
   const { link } = await call(ctx, noisy, "POST", "/deeplink/v1/create_flight", {
     geometry: DEEPLINK_AREA,
@@ -274,7 +282,7 @@ async function deeplinkPage(ctx: BenchContext, noisy: Account): Promise<Noise> {
     callback_url: CALLBACK,
   });
   const creation = new URL(new URL(link).searchParams.get("link")!);
-  return flood(`${ctx.baseUrl}${creation.pathname}${creation.search}`);
+  return flood(`${ctx.baseUrl}${creation.pathname}${creation.search}`, connections);
 }
 
 /** The front's pid as npm start records it: a change means its supervisor restarted it. */
@@ -291,6 +299,7 @@ const LOADS: Record<Part, (ctx: BenchContext, noisy: Account) => Promise<Noise>>
   polygons,
   "live-page": livePage,
   "deeplink-page": deeplinkPage,
+  "stranger-pages": (ctx, noisy) => deeplinkPage(ctx, noisy, STRANGER_CONNECTIONS),
 };
 
 export const suite: BenchSuite = {
@@ -309,20 +318,35 @@ export const suite: BenchSuite = {
         connections: 2,
         rate: QUIET_RATE,
       });
+    // stranger-pages measures the flooded account itself: its key's flights, with a pilot of its own.
+    const target = (await pilotOf(ctx, ctx.apiKey, "bench-stranger-target"))!;
+    const targetCtx = { ...ctx, token: target.token };
+    const ownProbe = (seconds: number) =>
+      measure(targetCtx, {
+        path: "/flight/v2/point",
+        method: "POST",
+        body: { latitude: 36.12, longitude: -86.68, buffer: 100 },
+        withToken: true,
+        seconds,
+        connections: 2,
+        rate: QUIET_RATE,
+      });
     await probe(WARM_UP_SECONDS);
     const fields: Record<string, unknown> = {};
     const ratios: number[] = [];
     const alone: number[] = [];
     let failed = false;
     for (const part of parts) {
-      const before: Measurement = await probe(SECONDS);
-      report(`quiet account alone (before ${part})`, before);
+      const measured = part === "stranger-pages" ? ownProbe : probe;
+      const who = part === "stranger-pages" ? "flooded account's own key" : "quiet account";
+      const before: Measurement = await measured(SECONDS);
+      report(`${who} alone (before ${part})`, before);
       const started = Date.now();
       const pidBefore = frontPid(ctx);
       const stop = await LOADS[part](ctx, noisy);
       await sleep(WARM_UP_SECONDS * 1000);
-      const during = await probe(SECONDS);
-      report(`quiet account during ${part}`, during);
+      const during = await measured(SECONDS);
+      report(`${who} during ${part}`, during);
       await sleep(Math.max(0, NOISE_SECONDS * 1000 - (Date.now() - started)));
       console.log(`  ${part}: ${await stop()}`);
       const partRatio = ratio(before.p50, during.p50);

@@ -1,7 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import type { AppEnv, Bindings } from "../env";
 import { type KeySource, signingKey, verifyJwt } from "../lib/jwt";
+import { configuredOrigin } from "../lib/publicOrigin";
+import { RemoteKeySet } from "../lib/remoteKeySet";
 
 /**
  * Bearer JWTs as InterUSS sends them to the automated-testing interfaces (and, later, F3411 network
@@ -30,8 +32,9 @@ export const SCOPES = {
 export const DEV_ISSUER = "windsock-development-interuss";
 /** The interfaces say `exp` is at most one hour ahead. */
 export const MAX_LIFETIME_SECONDS = 3600;
-/** A fetched JWK Set is kept this long (jose refetches sooner for an unknown kid, at most every 30 s). */
+/** A fetched JWK Set is kept this long (fetched sooner for an unknown kid, at most every 30 s). */
 const JWKS_TTL_MS = 10 * 60 * 1000;
+const JWKS_COOLDOWN_MS = 30_000;
 
 export interface Principal {
   sub: string;
@@ -67,7 +70,7 @@ export async function verifyBearer(token: string, options: VerifyOptions): Promi
 
 // Per isolate: jose's key sets by their configuration, so imported keys and fetched sets are reused.
 const localSets = new Map<string, JWTVerifyGetKey>();
-const remoteSets = new Map<string, JWTVerifyGetKey>();
+const remoteSets = new Map<string, RemoteKeySet>();
 
 /** Every key source this deployment trusts for InterUSS tokens. */
 export async function trustedSources(env: Bindings): Promise<KeySource[]> {
@@ -83,10 +86,14 @@ export async function trustedSources(env: Bindings): Promise<KeySource[]> {
   if (env.INTERUSS_JWKS_URL) {
     let set = remoteSets.get(env.INTERUSS_JWKS_URL);
     if (!set) {
-      set = createRemoteJWKSet(new URL(env.INTERUSS_JWKS_URL), { cacheMaxAge: JWKS_TTL_MS });
+      set = new RemoteKeySet(new URL(env.INTERUSS_JWKS_URL), {
+        cooldownMs: JWKS_COOLDOWN_MS,
+        maxAgeMs: JWKS_TTL_MS,
+        timeoutMs: 5_000,
+      });
       remoteSets.set(env.INTERUSS_JWKS_URL, set);
     }
-    sources.push({ key: set, name: env.INTERUSS_JWKS_URL });
+    sources.push({ key: set.getKey, name: env.INTERUSS_JWKS_URL });
   }
   if (env.ENVIRONMENT === "development" && env.JWT_PRIVATE_KEY) {
     const own = await signingKey(env.JWT_PRIVATE_KEY);
@@ -96,13 +103,19 @@ export async function trustedSources(env: Bindings): Promise<KeySource[]> {
   return sources;
 }
 
-/** `INTERUSS_AUDIENCE`'s names, else the host name the request came to (no port, per the interfaces). */
+/**
+ * `INTERUSS_AUDIENCE`'s names, else PUBLIC_URL's host name (no port, per the interfaces); the host
+ * the request came to only in development. None elsewhere: no token is accepted then.
+ */
 export function audiencesFor(env: Bindings, requestUrl: string): string[] {
   const configured = (env.INTERUSS_AUDIENCE ?? "")
     .split(",")
     .map((a) => a.trim())
     .filter(Boolean);
-  return configured.length > 0 ? configured : [new URL(requestUrl).hostname];
+  if (configured.length > 0) return configured;
+  const origin = configuredOrigin(env);
+  if (origin) return [new URL(origin).hostname];
+  return env.ENVIRONMENT === "development" ? [new URL(requestUrl).hostname] : [];
 }
 
 function refuse(c: Context, status: 401 | 403, message: string) {
@@ -122,10 +135,17 @@ export function requireScope(scope: string, ...alternatives: string[]): Middlewa
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return refuse(c, 401, "Bearer access token required in the Authorization header");
+    const audiences = audiencesFor(c.env, c.req.url);
+    if (audiences.length === 0)
+      return refuse(
+        c,
+        401,
+        "the service's audience is not configured: the operator must set PUBLIC_URL or INTERUSS_AUDIENCE",
+      );
     const result = await verifyBearer(match[1]!, {
       sources: await trustedSources(c.env),
       issuer: c.env.INTERUSS_ISSUER || undefined,
-      audiences: audiencesFor(c.env, c.req.url),
+      audiences,
     });
     if (!result.ok) return refuse(c, 401, result.reason);
     if (!accepted.some((s) => result.principal.scopes.has(s)))

@@ -1,9 +1,12 @@
 import type { FieldError } from "./jsend";
 
-/** Every client error the API answers: thrown anywhere, rendered as JSend once, in app.ts. */
+/**
+ * Every client error the API answers, and a service not configured for the request (503): thrown
+ * anywhere, rendered as JSend once, in app.ts.
+ */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503,
     message: string,
     readonly errors: FieldError[] = [],
     readonly headers: Record<string, string> = {},

@@ -160,11 +160,37 @@ export async function withAccountWork<T>(
   }
 }
 
+/**
+ * The share that anonymous visitors of an account's public pages (the deep-link page and its own API
+ * calls) draw on: apart from the share of the account's keys and pilots, so strangers flooding the
+ * pages of an account whose `client_id` they read in its links cannot starve the account itself.
+ */
+export const publicPagesShare = (accountId: string) => `pages of ${accountId}`;
+
+/**
+ * Runs an anonymous visitor's page of `accountId`: first in the visitor's own share (per address,
+ * one page at once), then in the account's public pages' share (PAGE_CONCURRENCY, charged
+ * HEAVY_CHARGE), never in the share of the account's own keys and pilots.
+ */
+export async function withVisitorWork<T>(
+  env: Bindings,
+  visitorAddress: string,
+  accountId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  return withAccountWork(env, `visitor ${visitorAddress}`, () =>
+    withAccountWork(env, publicPagesShare(accountId), work),
+  );
+}
+
 /** After the API key: holds an expensive request until its account's turn. */
 export const limitAccountWork = createMiddleware<AppEnv>(async (c, next) => {
   const account = c.get("account");
   if (!account || !isExpensive(c.req.method, c.req.path)) return next();
-  // Not a page's own API call: the page already holds the account's one turn of its class.
-  const heavy = !pageAccount(c.env) && Number(c.req.header("content-length") ?? 0) > HEAVY_BODY_BYTES;
+  // A page's own API call: the page already holds the one turn of its visitors' share; this one
+  // takes that share's second.
+  if (pageAccount(c.env))
+    return withAccountWork(c.env, publicPagesShare(account.id), next, EXPENSIVE_CONCURRENCY, 1);
+  const heavy = Number(c.req.header("content-length") ?? 0) > HEAVY_BODY_BYTES;
   await withAccountWork(c.env, account.id, next, heavy ? 1 : EXPENSIVE_CONCURRENCY, heavy ? HEAVY_CHARGE : 1);
 });

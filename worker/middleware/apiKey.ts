@@ -27,7 +27,32 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const account = await lookUp(c.var.db, key);
   if (!account) throw unauthorized("Unknown or revoked API key");
   await requireAccountOrigin(c, account);
-  const { limit, waitSeconds } = await takeRequest(c.env, account);
+  await chargeKey(c.env, account);
+  c.set("account", account);
+  await next();
+});
+
+/**
+ * On a route that needs no key: a live key's request counts against the key (the keyless limits,
+ * already taken, let it through); any other key changes nothing, the request stays keyless. Never
+ * 401, since the route needs no key. Looked up after the keyless limits, so bogus keys cannot make
+ * D1 reads beyond an address's budget.
+ */
+export const chargeKeyIfLive = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header("x-api-key")?.trim();
+  const account = key ? await lookUp(c.var.db, key) : null;
+  if (account) await chargeKey(c.env, account);
+  await next();
+});
+
+/** A live key this isolate has looked up lately (no D1 read); null for any other key. */
+export async function recentlyLiveKey(key: string): Promise<Account | null> {
+  return keyCache.get(await hashOf(key)) ?? null;
+}
+
+/** One request of the key's own limit; 429 (held when the caller keeps asking) beyond it. */
+async function chargeKey(env: AppEnv["Bindings"], account: Account): Promise<void> {
+  const { limit, waitSeconds } = await takeRequest(env, account);
   const caller = `key ${account.keyId}`;
   if (waitSeconds > 0)
     throw tarpit.refuse(
@@ -35,9 +60,7 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
       tooManyRequests(`Rate limit of ${limit} requests a minute exceeded`, waitSeconds),
     );
   tarpit.allowed(caller);
-  c.set("account", account);
-  await next();
-});
+}
 
 /**
  * A key's hash never changes: an isolate hashes a key once per KEY_CACHE_MS rather than per request

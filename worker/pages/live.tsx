@@ -226,3 +226,9 @@ source.addEventListener("conformance",function(m){onConformance(JSON.parse(m.dat
 source.addEventListener("error",function(){$("status").textContent=source.readyState===2?"disconnected: reload the page for a new ticket":"reconnecting…";$("status").className="bad"});
 redraw();
 })();`;
+
+/**
+ * Every inline script the page runs, as its text: the Content-Security-Policy allows each by its
+ * hash (worker/pages/scriptHash.ts). A script added to the page is added here.
+ */
+export const LIVE_PAGE_SCRIPTS: readonly string[] = [SCRIPT];

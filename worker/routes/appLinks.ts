@@ -10,6 +10,7 @@ import {
 import type { AppEnv, Bindings } from "../env";
 import { ApiError, problemError } from "../lib/errors";
 import { errorBody } from "../lib/jsend";
+import { publicOrigin } from "../lib/publicOrigin";
 import { renderOpenLink } from "../pages/openLink";
 import { OUTER_LINK_PATH } from "../services/deeplinks";
 
@@ -39,7 +40,7 @@ export const appLinkRoutes = createRouter()
     const url = new URL(c.req.url);
     const read = readOuterLink(
       url.searchParams,
-      linkOrigins(c.env, url.origin),
+      linkOrigins(c.env, publicOrigin(c)),
       c.env.DEEPLINK_OFL || undefined,
     );
     if (!read.ok) throw problemError(read.problems);

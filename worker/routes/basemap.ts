@@ -1,6 +1,7 @@
 import { createRouter } from "../app";
 import { readTileAddress } from "../domain/map/tileAddress";
 import { ApiError, problemError } from "../lib/errors";
+import { publicOrigin } from "../lib/publicOrigin";
 import { BASEMAP_PATH } from "../pages/map/assets";
 import { basemapTile, basemapTileJson } from "../services/basemap";
 
@@ -14,8 +15,7 @@ export const MVT_TYPE = "application/vnd.mapbox-vector-tile";
 
 export const basemapRoutes = createRouter()
   .get(`${BASEMAP_PATH}.json`, async (c) => {
-    const origin = new URL(c.req.url).origin;
-    return c.json(await basemapTileJson(c.env, `${origin}${BASEMAP_PATH}`));
+    return c.json(await basemapTileJson(c.env, `${publicOrigin(c)}${BASEMAP_PATH}`));
   })
   .get(`${BASEMAP_PATH}/:z/:x/:y`, async (c) => {
     const address = readTileAddress(c.req.param("z"), c.req.param("x"), c.req.param("y"));

@@ -1,12 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createRouter } from "../app";
 import type { AppEnv } from "../env";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, responses, security, securityWithToken } from "../lib/openapi";
+import { publicOrigin } from "../lib/publicOrigin";
 import { isoTime } from "../lib/time";
-import { withAccountWork } from "../middleware/accountWork";
-import { takeAccountPageRequest } from "../middleware/publicRateLimit";
+import { withVisitorWork } from "../middleware/accountWork";
+import { clientAddress, takeAccountVisitorRequest, takeSignInStart } from "../middleware/publicRateLimit";
 import { optionalToken } from "../middleware/token";
 import { type ApiFetch, PageApi } from "../pages/api";
 import { renderCreateFlight, renderFlightCreated, renderLinkProblem } from "../pages/createFlight";
@@ -22,7 +24,7 @@ import {
   submitCreateFlightPage,
 } from "../services/createFlightPage";
 import { flightCreationLink, registerCallbackPrefix } from "../services/deeplinks";
-import { SIGN_IN_PATH, SIGNED_IN_PATH } from "../services/pageSignIn";
+import { SIGN_IN_LIFETIME_MS, SIGN_IN_PATH, SIGNED_IN_PATH, signInCookieName } from "../services/pageSignIn";
 import { listCallbackPrefixes } from "../store/callbacks";
 
 const LinkRequest = z
@@ -87,7 +89,7 @@ const addCallback = createRoute({
 
 export const deeplinkRoutes = createRouter()
   .openapi(createFlightLink, async (c) => {
-    const origin = new URL(c.req.url).origin;
+    const origin = publicOrigin(c);
     const fields = c.req.valid("json");
     const made = await flightCreationLink(c.env, c.var.db, c.var.account, c.var.pilotId, fields, origin);
     return success(
@@ -125,8 +127,14 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
       ),
     )
     .get(SIGN_IN_PATH, async (c) => {
+      // Each start writes a row: a few a minute per address, beyond the keyless limits.
+      takeSignInStart(c.req.header("cf-connecting-ip"));
       const url = new URL(c.req.url);
-      return answerSignIn(c, await startPageSignIn(c.env, c.var.db, url, c.req.header("accept-language")));
+      const origin = publicOrigin(c);
+      return answerSignIn(
+        c,
+        await startPageSignIn(c.env, c.var.db, url, origin, c.req.header("accept-language")),
+      );
     })
     .get(SIGNED_IN_PATH, async (c) => {
       const q = (name: string) => c.req.query(name) || undefined;
@@ -136,7 +144,12 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
         error: q("error"),
         errorDescription: q("error_description"),
       };
-      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, new URL(c.req.url).origin));
+      const cookieName = params.state ? signInCookieName(params.state) : undefined;
+      const browserSecret = cookieName ? getCookie(c, cookieName) : undefined;
+      // Used or refused, this sign-in is over: its cookie goes.
+      if (cookieName && browserSecret !== undefined) deleteCookie(c, cookieName, { path: SIGNED_IN_PATH });
+      const origin = publicOrigin(c);
+      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, origin, browserSecret));
     });
 }
 
@@ -149,12 +162,14 @@ function pageRequest(c: Context<AppEnv>, apiFetch: ApiFetch): PageRequest {
     acceptLanguage,
     apiFor: (account) => {
       // Counted once the link named its account, before the page calls the API for it.
-      takeAccountPageRequest(c.env, account.id);
+      takeAccountVisitorRequest(c.env, account.id);
       return new PageApi(apiFetch, c.env, account, url.origin, acceptLanguage);
     },
     waitUntil: (work) => c.executionCtx.waitUntil(work),
-    // Its API calls take the account's second turn (EXPENSIVE_CONCURRENCY), so they never wait on the page.
-    withinShare: (accountId, work) => withAccountWork(c.env, accountId, work),
+    // A visitor's page, in the visitor's share and then the account's public pages' share (never the
+    // share of the account's own keys); its API calls take that share's second turn.
+    withinShare: (accountId, work) =>
+      withVisitorWork(c.env, clientAddress(c.req.header("cf-connecting-ip")), accountId, work),
   };
 }
 
@@ -177,6 +192,15 @@ async function answerPage(c: Context<AppEnv>, answer: CreateFlightPageAnswer) {
 async function answerSignIn(c: Context<AppEnv>, answer: PageSignInAnswer) {
   if (answer.kind === "problem")
     return page(c, await renderLinkProblem(answer.problems), 400, answer.sources);
+  if (answer.browser)
+    // Lax: the provider sends the browser back with a top-level GET from its own site.
+    setCookie(c, answer.browser.cookieName, answer.browser.secret, {
+      path: SIGNED_IN_PATH,
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: c.env.ENVIRONMENT !== "development" || new URL(c.req.url).protocol === "https:",
+      maxAge: SIGN_IN_LIFETIME_MS / 1000,
+    });
   c.header("Cache-Control", "no-store");
   return c.redirect(answer.location, 303);
 }
@@ -186,7 +210,7 @@ async function answerSignIn(c: Context<AppEnv>, answer: PageSignInAnswer) {
  * a link the pilot follows from the result page).
  */
 async function page(c: Context<AppEnv>, html: string, status: 200 | 400, sources: PageSources) {
-  const map = await mapPageSources(sources.vectorBasemap, "none");
+  const map = await mapPageSources(sources.vectorBasemap, []);
   c.header(
     "Content-Security-Policy",
     `default-src 'none'; script-src ${map.script}; style-src ${map.style}; connect-src ${map.connect}; worker-src ${map.worker}; img-src ${sources.imageSources}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,

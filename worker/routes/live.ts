@@ -6,11 +6,12 @@ import type { AppEnv } from "../env";
 import { tooManyRequests } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { jsonBody, recordId, responses, securityWithToken } from "../lib/openapi";
+import { publicOrigin } from "../lib/publicOrigin";
 import { isoTime, parseTime } from "../lib/time";
 import { withAccountWork } from "../middleware/accountWork";
 import { requireApiKey } from "../middleware/apiKey";
 import { optionalToken, requireToken } from "../middleware/token";
-import { liveFrame, liveMap, renderLivePage } from "../pages/live";
+import { LIVE_PAGE_SCRIPTS, liveFrame, liveMap, renderLivePage } from "../pages/live";
 import { mapPageSources } from "../pages/map/vectorBasemap";
 import { ConformanceEvent as ConformanceEventView } from "../schemas/telemetry";
 import { recordPostedStates, setFlightMonitoring } from "../services/liveFlights";
@@ -219,7 +220,7 @@ export const liveRoutes = createRouter()
       keyCaller(c),
       c.req.valid("param").flight_id,
     );
-    const base = new URL(c.req.url).origin;
+    const base = publicOrigin(c);
     const id = encodeURIComponent(flight.id);
     return success(c, {
       ticket,
@@ -257,7 +258,7 @@ export const liveRoutes = createRouter()
     const page = await livePage(c.env, c.var.db, source, flightId, access, liveFrame);
     c.set("pilotId", page.pilotId);
     const { flight, state, terrain, map } = page;
-    const sources = await mapPageSources(map.vectorBasemap === true, "inline");
+    const sources = await mapPageSources(map.vectorBasemap === true, LIVE_PAGE_SCRIPTS);
     c.header(
       "Content-Security-Policy",
       `default-src 'none'; script-src ${sources.script}; style-src ${sources.style}; connect-src ${sources.connect}; worker-src ${sources.worker}; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,

@@ -16,6 +16,7 @@ import { limitPerSubject } from "../interuss/rateLimit";
 import { createTest, deleteTest, TestExists, TestNotFound } from "../interuss/ridInjection";
 import { InvalidInput } from "../interuss/volumes";
 import { isObject } from "../lib/json";
+import { publicOrigin } from "../lib/publicOrigin";
 import { isoTime } from "../lib/time";
 import { RID_SCOPES } from "../rid/constants";
 import { parseRecentDuration, parseView } from "../rid/view";
@@ -306,7 +307,7 @@ export const ridRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
   })
   .openapi(routes.createTest, async (c) => {
     const { test_id: testId } = c.req.valid("param");
-    const ownBase = `${new URL(c.req.url).origin}/rid/v2`;
+    const ownBase = `${publicOrigin(c)}/rid/v2`;
     const created = await createTest(c.var.db, c.env, testId, c.req.valid("json"), Date.now(), ownBase);
     // The qualifier's own TestFlight objects, checked on the way in by worker/rid/injection.ts, echoed.
     return c.json(created as z.infer<typeof ChangeTestResponse>, 200);

@@ -24,6 +24,7 @@ import {
 import { pageKeyId } from "./liveAccess";
 import { mapBasemap, mapImageSources, mapTerrain } from "./mapTerrain";
 import {
+  type BrowserBinding,
   finishProviderSignIn,
   issueLinkGrant,
   type PageSignIn,
@@ -54,7 +55,8 @@ export type CreateFlightPageAnswer =
   | { kind: "problem"; problems: FieldError[]; sources: PageSources };
 
 export type PageSignInAnswer =
-  | { kind: "redirect"; location: string }
+  /** `browser`: the cookie binding a sign-in that starts to this browser. */
+  | { kind: "redirect"; location: string; browser?: BrowserBinding }
   | { kind: "problem"; problems: FieldError[]; sources: PageSources };
 
 export interface PageRequest {
@@ -212,13 +214,14 @@ export async function startPageSignIn(
   env: Bindings,
   db: Db,
   url: URL,
+  origin: string,
   acceptLanguage: string | undefined,
 ): Promise<PageSignInAnswer> {
   const opened = await openLink(db, url.searchParams, acceptLanguage, isDevelopment(env));
   if (!opened.ok) return { kind: "problem", problems: opened.problems, sources: pageSources(env) };
-  const started = await startProviderSignIn(env, db, opened.link.account.id, url.searchParams, url.origin);
+  const started = await startProviderSignIn(env, db, opened.link.account.id, url.searchParams, origin);
   if (!started.ok) return signInRefused(env, started.problem);
-  return { kind: "redirect", location: started.redirect };
+  return { kind: "redirect", location: started.redirect, browser: started.browser };
 }
 
 /** The provider's answer: back to the link's page with a grant for the pilot who signed in. */
@@ -227,8 +230,9 @@ export async function finishPageSignIn(
   db: Db,
   params: Parameters<typeof finishProviderSignIn>[2],
   origin: string,
+  browserSecret: string | undefined,
 ): Promise<PageSignInAnswer> {
-  const finished = await finishProviderSignIn(env, db, params, origin);
+  const finished = await finishProviderSignIn(env, db, params, origin, browserSecret);
   if (!finished.ok) return signInRefused(env, finished.problem);
   return { kind: "redirect", location: finished.redirect };
 }

@@ -1,9 +1,10 @@
 import { providerUrlProblem } from "../domain/identityProvider";
 import type { Bindings, Db } from "../env";
-import { base64url, sha256 } from "../lib/hash";
+import { base64url, sha256, sha256Hex } from "../lib/hash";
 import { randomBase62 } from "../lib/ids";
 import { signingKey, signToken } from "../lib/jwt";
 import {
+  deleteExpiredSignIns,
   findIdentityProvider,
   type IdentityProvider,
   insertLinkGrant,
@@ -23,7 +24,7 @@ import { federatedPilot, urlPolicyOf } from "./pilotTokens";
 
 /** How long a grant in a link can be used (once). */
 export const LINK_GRANT_LIFETIME_SECONDS = 15 * 60;
-const SIGN_IN_LIFETIME_MS = 10 * 60_000;
+export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
 /** The in-process token the page creates the flight with: long enough for its three API calls. */
 const PAGE_TOKEN_SECONDS = 120;
 export const SIGNED_IN_PATH = "/create_flight/v1/signed_in";
@@ -93,8 +94,21 @@ export async function redeemForToken(env: Bindings, db: Db, accountId: string, g
 }
 
 /**
+ * The cookie that binds a sign-in to the browser that started it (login CSRF: a `signed_in` URL
+ * handed to another browser signs nobody in there). One per sign-in, so two tabs each finish theirs.
+ */
+export const signInCookieName = (state: string) => `windsock_sign_in_${state}`;
+
+/** The browser that starts a sign-in gets `secret` in its cookie; the state row keeps its hash. */
+export interface BrowserBinding {
+  cookieName: string;
+  secret: string;
+}
+
+/**
  * Starts the authorization code flow at the account's provider: state, nonce and the PKCE verifier
- * are kept (single use, 10 minutes); the answer is where to send the browser.
+ * are kept (single use, 10 minutes) with the hash of the browser's cookie; the answer is where to
+ * send the browser and the cookie to give it.
  */
 export async function startProviderSignIn(
   env: Bindings,
@@ -102,23 +116,28 @@ export async function startProviderSignIn(
   accountId: string,
   linkQuery: URLSearchParams,
   origin: string,
-): Promise<{ ok: true; redirect: string } | { ok: false; problem: string }> {
+): Promise<{ ok: true; redirect: string; browser: BrowserBinding } | { ok: false; problem: string }> {
   const provider = await usableProvider(env, db, accountId);
   if (!provider)
     return { ok: false, problem: "this application has no identity provider its pilots can sign in with" };
   const state = randomBase62(32);
   const nonce = randomBase62(32);
   const codeVerifier = randomBase62(64);
+  const browser = { cookieName: signInCookieName(state), secret: randomBase62(32) };
   const query = new URLSearchParams(linkQuery);
   query.delete("grant");
-  await insertSignInState(db, {
-    state,
-    accountId,
-    nonce,
-    codeVerifier,
-    linkQuery: query.toString(),
-    expiresAt: Date.now() + SIGN_IN_LIFETIME_MS,
-  });
+  await insertSignInState(
+    db,
+    {
+      state,
+      accountId,
+      nonce,
+      codeVerifier,
+      browserHash: await sha256Hex(browser.secret),
+      expiresAt: Date.now() + SIGN_IN_LIFETIME_MS,
+    },
+    query.toString(),
+  );
   const url = new URL(provider.authorizationEndpoint!);
   url.searchParams.set("client_id", provider.clientId!);
   url.searchParams.set("response_type", "code");
@@ -128,22 +147,30 @@ export async function startProviderSignIn(
   url.searchParams.set("nonce", nonce);
   url.searchParams.set("code_challenge", base64url(await sha256(codeVerifier)));
   url.searchParams.set("code_challenge_method", "S256");
-  return { ok: true, redirect: url.href };
+  return { ok: true, redirect: url.href, browser };
 }
 
 /**
- * Ends the sign-in: the state taken once, the code exchanged with its verifier, the ID token checked
- * (keys, issuer, audience, expiry, nonce); the answer is the link's page with a grant for the pilot.
+ * Ends the sign-in: the state taken once, in the browser that started it (its cookie's secret), the
+ * code exchanged with its verifier, the ID token checked (keys, issuer, audience, expiry, nonce); the
+ * answer is the link's page with a grant for the pilot.
  */
 export async function finishProviderSignIn(
   env: Bindings,
   db: Db,
   params: { state?: string; code?: string; error?: string; errorDescription?: string },
   origin: string,
+  browserSecret: string | undefined,
 ): Promise<{ ok: true; redirect: string } | { ok: false; problem: string }> {
   if (!params.state) return { ok: false, problem: "the provider's answer has no state" };
   const signIn = await takeSignInState(db, params.state, Date.now());
   if (!signIn) return { ok: false, problem: "this sign-in is unknown, used or expired: open the link again" };
+  if (!browserSecret || (await sha256Hex(browserSecret)) !== signIn.browserHash)
+    return {
+      ok: false,
+      problem:
+        "this sign-in was started in another browser, so it signs nobody in here: open the link again in this browser",
+    };
   if (params.error)
     return {
       ok: false,
@@ -183,4 +210,9 @@ export async function finishProviderSignIn(
   const back = new URLSearchParams(signIn.linkQuery);
   back.set("grant", grant);
   return { ok: true, redirect: `/create_flight/v1/?${back}` };
+}
+
+/** Expired sign-ins in progress, their links and expired grants, deleted (the Cron Trigger). */
+export function forgetExpiredSignIns(db: Db, nowMs = Date.now()): Promise<number> {
+  return deleteExpiredSignIns(db, nowMs);
 }

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, type JWTVerifyGetKey } from "jose";
+import { decodeJwt, type JWTVerifyGetKey } from "jose";
 import {
   federatedUserId,
   JWKS_MAX_AGE_MS,
@@ -9,6 +9,7 @@ import {
 import type { Bindings, Db } from "../env";
 import { unauthorized } from "../lib/errors";
 import { signingKey, verifyJwt, verifyToken } from "../lib/jwt";
+import { RemoteKeySet } from "../lib/remoteKeySet";
 import { TtlCache } from "../lib/ttlCache";
 import {
   ensureFederatedPilot,
@@ -33,8 +34,8 @@ export const PROVIDER_CACHE_MS = 10_000;
 const providers = new TtlCache<IdentityProvider | null>(10_000);
 /** Federated pilots already written in this isolate: no D1 write per request. */
 const ensuredPilots = new TtlCache<true>(10_000);
-/** One remote key set per JWKS URL and isolate: jose caches its keys and rate-limits refetches. */
-const keySets = new Map<string, JWTVerifyGetKey>();
+/** One remote key set per JWKS URL and isolate: one fetch at a time, at most one per cooldown. */
+const keySets = new Map<string, RemoteKeySet>();
 
 /**
  * The pilot of a bearer token for the account: one of this service's own tokens (ES256, our issuer,
@@ -120,14 +121,14 @@ function keySetOf(env: Bindings, provider: IdentityProvider): JWTVerifyGetKey {
   if (problem) throw unauthorized(`Invalid token: the provider's JWKS URL ${problem}`);
   let keySet = keySets.get(provider.jwksUrl);
   if (!keySet) {
-    keySet = createRemoteJWKSet(new URL(provider.jwksUrl), {
-      cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
-      cacheMaxAge: JWKS_MAX_AGE_MS,
-      timeoutDuration: 5_000,
+    keySet = new RemoteKeySet(new URL(provider.jwksUrl), {
+      cooldownMs: JWKS_REFETCH_COOLDOWN_MS,
+      maxAgeMs: JWKS_MAX_AGE_MS,
+      timeoutMs: 5_000,
     });
     keySets.set(provider.jwksUrl, keySet);
   }
-  return keySet;
+  return keySet.getKey;
 }
 
 function unverifiedIssuer(token: string): string | undefined {

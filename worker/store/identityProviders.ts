@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
-import { accounts, identityProviders, pilotLinkGrants, signInStates } from "../../schema";
+import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
+import { accounts, identityProviders, pilotLinkGrants, signInLinks, signInStates } from "../../schema";
 import type { Db } from "../env";
 import { sha256, sha256Hex } from "../lib/hash";
 import { base62OfBytes } from "../lib/ids";
@@ -138,18 +138,50 @@ export async function linkGrantUsable(
 
 export type SignInState = typeof signInStates.$inferSelect;
 
-export async function insertSignInState(db: Db, state: Omit<SignInState, "usedAt">): Promise<void> {
-  await db.insert(signInStates).values(state).run();
+/** A sign-in in progress, and its link's query (kept once per link, as long as its last sign-in). */
+export async function insertSignInState(
+  db: Db,
+  state: Omit<SignInState, "linkHash">,
+  linkQuery: string,
+): Promise<void> {
+  const linkHash = await sha256Hex(linkQuery);
+  await db.batch([
+    db
+      .insert(signInLinks)
+      .values({ linkHash, linkQuery, expiresAt: state.expiresAt })
+      .onConflictDoUpdate({
+        target: signInLinks.linkHash,
+        set: { expiresAt: sql`max(${signInLinks.expiresAt}, excluded.expires_at)` },
+      }),
+    db.insert(signInStates).values({ ...state, linkHash }),
+  ]);
 }
 
-/** Takes the sign-in once: the state row when unused and unexpired; null for a replay or a forgery. */
-export async function takeSignInState(db: Db, state: string, now: number): Promise<SignInState | null> {
-  return (
-    (await db
-      .update(signInStates)
-      .set({ usedAt: now })
-      .where(and(eq(signInStates.state, state), isNull(signInStates.usedAt), gt(signInStates.expiresAt, now)))
-      .returning()
-      .get()) ?? null
-  );
+/**
+ * Takes the sign-in once (its row is deleted): the state and its link's query when unexpired; null for
+ * a replay, a forgery or an expired one.
+ */
+export async function takeSignInState(
+  db: Db,
+  state: string,
+  now: number,
+): Promise<(SignInState & { linkQuery: string }) | null> {
+  const taken = await db.delete(signInStates).where(eq(signInStates.state, state)).returning().get();
+  if (!taken || taken.expiresAt <= now) return null;
+  const link = await db
+    .select({ linkQuery: signInLinks.linkQuery })
+    .from(signInLinks)
+    .where(eq(signInLinks.linkHash, taken.linkHash))
+    .get();
+  return link ? { ...taken, linkQuery: link.linkQuery } : null;
+}
+
+/** Deletes expired sign-ins, their links and expired grants (the Cron Trigger); the rows deleted. */
+export async function deleteExpiredSignIns(db: Db, now: number): Promise<number> {
+  const results = await db.batch([
+    db.delete(signInStates).where(lte(signInStates.expiresAt, now)),
+    db.delete(signInLinks).where(lte(signInLinks.expiresAt, now)),
+    db.delete(pilotLinkGrants).where(lte(pilotLinkGrants.expiresAt, now)),
+  ]);
+  return results.reduce((sum, r) => sum + (r.meta.changes ?? 0), 0);
 }

@@ -1,3 +1,4 @@
+import { scriptHashSource } from "../scriptHash";
 import { BASEMAP_PATH, MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "./assets";
 
 /**
@@ -82,14 +83,9 @@ export function vectorBasemapMarkup(): string {
   return `${STYLE}<script type="module">${VECTOR_BASEMAP_SCRIPT}</script>`;
 }
 
-let scriptHash: Promise<string> | undefined;
-
 /** The script's CSP source, `'sha256-…'`. */
 export function vectorBasemapScriptSource(): Promise<string> {
-  scriptHash ??= crypto.subtle
-    .digest("SHA-256", new TextEncoder().encode(VECTOR_BASEMAP_SCRIPT))
-    .then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
-  return scriptHash;
+  return scriptHashSource(VECTOR_BASEMAP_SCRIPT);
 }
 
 export interface MapPageSources {
@@ -102,14 +98,14 @@ export interface MapPageSources {
 /**
  * The Content-Security-Policy sources of a page with the shared map. With a vector basemap: the
  * libraries from this origin, MapLibre's Web Worker (from this origin, or a blob: that imports it),
- * the TileJSON and tiles, and its stylesheet. `ownScripts` says whether the page runs inline scripts
- * of its own ('unsafe-inline', which a hash would switch off) or none (then only this script's hash).
+ * the TileJSON and tiles, and its stylesheet. `ownScripts` are the page's own inline scripts (their
+ * text), allowed by their hashes like this one's; never 'unsafe-inline'.
  */
 export async function mapPageSources(
   vectorBasemap: boolean,
-  ownScripts: "inline" | "none",
+  ownScripts: readonly string[],
 ): Promise<MapPageSources> {
-  const own = ownScripts === "inline" ? "'unsafe-inline'" : "";
+  const own = (await Promise.all(ownScripts.map(scriptHashSource))).join(" ");
   if (!vectorBasemap)
     return {
       script: own || "'none'",
@@ -118,7 +114,7 @@ export async function mapPageSources(
       worker: "'none'",
     };
   return {
-    script: `'self' ${own || (await vectorBasemapScriptSource())}`,
+    script: ["'self'", own, await vectorBasemapScriptSource()].filter(Boolean).join(" "),
     style: "'self' 'unsafe-inline'",
     connect: "'self'",
     worker: "'self' blob:",
