@@ -105,7 +105,11 @@ async function main() {
   });
   // On a busy machine the local platform can drop a request: the whole preparation is tried again on
   // a fresh connection (applied migrations and loaded seeds are kept, so a retry redoes only the rest).
-  const { apiKey, devApplication } = await retryStep("preparing the local state", () => prepareLocalState(identity), { log });
+  const { apiKey, devApplication } = await retryStep(
+    "preparing the local state",
+    () => prepareLocalState(identity),
+    { log },
+  );
   prepareStaticAssets();
   running.push(await superviseWorker(baseUrl, devApplication));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
