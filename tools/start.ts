@@ -27,6 +27,8 @@ Environment:
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
   RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
   ACCOUNT_WORK_LIMIT  "off" lifts the per-account limit on expensive requests (benchmarks)
+  STORAGE_TRACE   "1" serves worker/dev/index.ts: each answer counts its storage round trips
+                  (x-storage-round-trips), and x-simulated-storage-ms delays them (the latency bench)
   IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3): the
                   development application's pilots sign in there (the banner prints the credentials)
 A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
@@ -227,6 +229,8 @@ function superviseWorker(baseUrl: string) {
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   if (process.env.ACCOUNT_WORK_LIMIT) args.push(`--var=ACCOUNT_WORK_LIMIT:${process.env.ACCOUNT_WORK_LIMIT}`);
+  // The worker with its storage calls counted and delayable (worker/dev/index.ts): tests and benches.
+  if (process.env.STORAGE_TRACE === "1") args.push("worker/dev/index.ts");
   return supervise({
     name: "worker",
     spawn: () => {

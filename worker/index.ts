@@ -14,6 +14,7 @@ import { limitAccountWork } from "./middleware/accountWork";
 import { requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
+import { d1Session } from "./middleware/d1Session";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { holdRefusals } from "./middleware/tarpit";
 import { pageAccount } from "./pages/api";
@@ -50,7 +51,6 @@ import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
 import { noteRelaySeen } from "./services/relayHeartbeat";
-import { dbFor } from "./store/db";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -99,13 +99,8 @@ app.use(
     },
   }),
 );
-app.use(
-  "*",
-  createMiddleware<AppEnv>(async (c, next) => {
-    c.set("db", dbFor(c.env.DB));
-    await next();
-  }),
-);
+// D1 through a session: reads at the nearest replica, the bookmark in and out (middleware/d1Session.ts).
+app.use("*", d1Session);
 // Requests without an API key: per client address and per ticket (the key's own bucket holds the rest).
 app.use("*", limitPublicRequests);
 app.use(
