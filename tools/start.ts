@@ -219,6 +219,9 @@ function record(name: string, value: unknown) {
 function superviseWorker(baseUrl: string) {
   const args = [
     "dev",
+    // The worker with its storage calls counted and delayable (worker/dev/index.ts): tests and
+    // benches. Before the options: `--var` would take a path after it for another variable.
+    ...(process.env.STORAGE_TRACE === "1" ? ["worker/dev/index.ts"] : []),
     "--ip=127.0.0.1",
     `--port=${PORT}`,
     `--persist-to=${STATE_DIR}`,
@@ -229,8 +232,6 @@ function superviseWorker(baseUrl: string) {
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   if (process.env.ACCOUNT_WORK_LIMIT) args.push(`--var=ACCOUNT_WORK_LIMIT:${process.env.ACCOUNT_WORK_LIMIT}`);
-  // The worker with its storage calls counted and delayable (worker/dev/index.ts): tests and benches.
-  if (process.env.STORAGE_TRACE === "1") args.push("worker/dev/index.ts");
   return supervise({
     name: "worker",
     spawn: () => {
