@@ -104,11 +104,22 @@ describe("the round-trip counter", () => {
       await traced.DB.batch([traced.DB.prepare("SELECT 1"), traced.DB.prepare("SELECT 2")]);
       await Promise.all([
         traced.DB.prepare("SELECT 1").all(),
-        traced.DB.withSession().prepare("SELECT 1").all(),
+        traced.DB.withSession("first-unconstrained").prepare("SELECT 1").all(),
       ]);
     });
     expect(trips.sequential).toBe(3);
     expect(trips.calls).toMatchObject({ primary: 3, replica: 1 });
+  });
+
+  it("sends a first-primary session's first query to the primary and its later reads to a replica", async () => {
+    const { tracedEnv } = await import("../../worker/dev/storageTrace");
+    const session = tracedEnv(env).DB.withSession("first-primary");
+    const trips = new RoundTrips();
+    await withRoundTrips(trips, async () => {
+      await session.prepare("SELECT 1").first();
+      await session.prepare("SELECT 2").first();
+    });
+    expect(trips.calls).toMatchObject({ primary: 1, replica: 1 });
   });
 
   it("reads the simulated delays a bench asks for, and refuses what it cannot read", () => {

@@ -75,25 +75,56 @@ const WRITE = /^\s*(insert|update|delete|replace|create|drop|alter)\b|\breturnin
 const isWrite = (sql: string) =>
   WRITE.test(sql) || (/^\s*with\b/i.test(sql) && /\b(insert|update|delete)\b/i.test(sql));
 
-/** Where a D1 connection's reads go: the primary, or (a session other than first-primary) a replica. */
+/**
+ * Where a D1 connection's reads go: the primary, or a replica. A session reads at a replica from
+ * the start; a first-primary one once its first answer came back (with the bookmark a replica then
+ * serves), as Cloudflare documents. The replica is taken to have caught up with that bookmark.
+ */
 interface Routing {
   readsAtReplica: boolean;
+  /** Called when an answer comes back. */
+  answered(): void;
+}
+
+const atPrimary = (): Routing => ({ readsAtReplica: false, answered() {} });
+
+function sessionRouting(constraintOrBookmark: string | undefined): Routing {
+  const routing: Routing = {
+    // withSession() without an argument is first-primary.
+    readsAtReplica: constraintOrBookmark !== undefined && constraintOrBookmark !== "first-primary",
+    answered() {
+      routing.readsAtReplica = true;
+    },
+  };
+  return routing;
+}
+
+/** Runs a D1 call where its SQL and the connection's routing send it. */
+function routed<T>(routing: Routing, write: boolean, what: string, call: () => Promise<T>): Promise<T> {
+  const kind: CallKind = !write && routing.readsAtReplica ? "replica" : "primary";
+  return tracked(kind, what, async () => {
+    const answer = await call();
+    routing.answered();
+    return answer;
+  });
 }
 
 const realStatements = new WeakMap<object, D1PreparedStatement>();
 
 function statementOf(real: D1PreparedStatement, sql: string, routing: Routing): D1PreparedStatement {
-  const kind: CallKind = !isWrite(sql) && routing.readsAtReplica ? "replica" : "primary";
+  const write = isWrite(sql);
   const wrapped: D1PreparedStatement = {
     bind: (...values: unknown[]) => statementOf(real.bind(...values), sql, routing),
     first: ((column?: string) =>
-      tracked(kind, sql, () =>
+      routed(routing, write, sql, () =>
         column === undefined ? real.first() : real.first(column),
       )) as D1PreparedStatement["first"],
-    run: (() => tracked(kind, sql, () => real.run())) as D1PreparedStatement["run"],
-    all: (() => tracked(kind, sql, () => real.all())) as D1PreparedStatement["all"],
+    run: (() => routed(routing, write, sql, () => real.run())) as D1PreparedStatement["run"],
+    all: (() => routed(routing, write, sql, () => real.all())) as D1PreparedStatement["all"],
     raw: ((options?: { columnNames?: boolean }) =>
-      tracked(kind, sql, () => real.raw(options as { columnNames: true }))) as D1PreparedStatement["raw"],
+      routed(routing, write, sql, () =>
+        real.raw(options as { columnNames: true }),
+      )) as D1PreparedStatement["raw"],
   };
   realStatements.set(wrapped, real);
   sqlOf.set(wrapped, sql);
@@ -107,12 +138,11 @@ function batchOf(
   routing: Routing,
 ) {
   return <T>(statements: D1PreparedStatement[]) => {
-    const writes = statements.some((s) => isWrite(sqlOf.get(s) ?? ""));
-    const kind: CallKind = !writes && routing.readsAtReplica ? "replica" : "primary";
+    const write = statements.some((s) => isWrite(sqlOf.get(s) ?? ""));
     const what = `batch: ${statements.map((s) => sqlOf.get(s)?.slice(0, 60)).join(" | ")}`;
-    return tracked(kind, what, () => real(statements.map((s) => realStatements.get(s) ?? s))) as Promise<
-      D1Result<T>[]
-    >;
+    return routed(routing, write, what, () =>
+      real(statements.map((s) => realStatements.get(s) ?? s)),
+    ) as Promise<D1Result<T>[]>;
   };
 }
 
@@ -125,18 +155,13 @@ function sessionOf(real: D1DatabaseSession, routing: Routing): D1DatabaseSession
 }
 
 function tracedD1(real: D1Database): D1Database {
-  const primary: Routing = { readsAtReplica: false };
   return {
-    prepare: (sql: string) => statementOf(real.prepare(sql), sql, primary),
-    batch: batchOf((s) => real.batch(s), primary),
+    prepare: (sql: string) => statementOf(real.prepare(sql), sql, atPrimary()),
+    batch: batchOf((s) => real.batch(s), atPrimary()),
     exec: (sql: string) => tracked("primary", sql, () => real.exec(sql)),
     dump: () => tracked("primary", "dump", () => real.dump()),
     withSession: (constraintOrBookmark?: string) =>
-      // Every session but first-primary may read at a replica from its first query on (the replica
-      // is taken to have caught up with the bookmark); first-primary is counted at the primary.
-      sessionOf(real.withSession(constraintOrBookmark), {
-        readsAtReplica: constraintOrBookmark !== "first-primary",
-      }),
+      sessionOf(real.withSession(constraintOrBookmark), sessionRouting(constraintOrBookmark)),
   } as D1Database;
 }
 
