@@ -1,6 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Answer, type TypicalRequest, typicalRoutes } from "../../tools/bench/typicalRequests";
+import { type Answer, planBody, type TypicalRequest, typicalRoutes } from "../../tools/bench/typicalRequests";
 import { RoundTrips, withRoundTrips } from "../../worker/dev/storageTrace";
 import { LOG_HEADER, parseDelays, ROUND_TRIPS_HEADER, tracedFetch } from "../../worker/dev/tracedFetch";
 import { loadAirspaceFixtures } from "./airspaceFixtures";
@@ -17,8 +17,8 @@ const EXPECTED: Record<string, number> = {
   "GET /flight/v2/{flight_id}": 1,
   "GET /flight/v2 (the pilot's, 25)": 1,
   "GET /flight/v2/plan/{plan_id}": 1,
-  // The plan first, then the airspace under its area (rulesets and jurisdictions are kept).
-  "GET /flight/v2/plan/{plan_id}/briefing": 2,
+  // The airspace read beside the plan, from the plan as this isolate saw it when it was made.
+  "GET /flight/v2/plan/{plan_id}/briefing": 1,
   "POST /rules/v1 (an area)": 0,
   "GET /rules/v1/{ruleset_id}": 1,
   "GET /status/v2/point": 1,
@@ -26,7 +26,7 @@ const EXPECTED: Record<string, number> = {
   "GET /aircraft/v2/manufacturer": 1,
   "POST /flight/v2/point": 2,
   "POST /flight/v2/plan": 1,
-  "POST /flight/v2/plan/{plan_id}/submit": 3,
+  "POST /flight/v2/plan/{plan_id}/submit": 2,
   "POST /flight/v2/{flight_id}/start-comm": 2,
   "POST /flight/v2/{flight_id}/end": 2,
 };
@@ -125,5 +125,29 @@ describe("the round-trip counter", () => {
   it("reads the simulated delays a bench asks for, and refuses what it cannot read", () => {
     expect(parseDelays("primary=150,replica=20")).toMatchObject({ primaryMs: 150, replicaMs: 20, r2Ms: 0 });
     expect(parseDelays("primary=fast")).toContain("is not one of");
+  });
+});
+
+describe("reads started from the plan this isolate last saw", () => {
+  it("decide again from the fresh plan when it changed behind the isolate's back", async () => {
+    const made = await send({ method: "POST", path: "/flight/v2/plan", body: planBody(), withToken: true });
+    expect(made.status).toBe(200);
+    const id = made.json.data.id as string;
+    // Another isolate's change, as far as this one knows: the take-off moves to London.
+    await env.DB.prepare(
+      "UPDATE flight_plans SET takeoff_latitude = 51.5, takeoff_longitude = -0.12 WHERE id = ?",
+    )
+      .bind(id)
+      .run();
+    const submitted = await send({ method: "POST", path: `/flight/v2/plan/${id}/submit`, withToken: true });
+    expect(submitted.status).toBe(200);
+    const flight = await send({
+      method: "GET",
+      path: `/flight/v2/${submitted.json.data.flight_id}`,
+      withToken: true,
+    });
+    expect(flight.json.data.latitude).toBe(51.5);
+    expect(flight.json.data.country).not.toBe(made.json.data.country ?? "USA");
+    expect(flight.json.data.country).toMatch(/GB|UK|United Kingdom/i);
   });
 });

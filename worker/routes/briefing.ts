@@ -2,10 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
-import { ownPlan } from "../middleware/ownFlight";
+import { ownPlanAhead } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { Briefing } from "../schemas/flights";
 import { planBriefing } from "../services/evaluation";
+import { samePlan } from "../services/recentPlans";
 
 const getBriefing = createRoute({
   method: "get",
@@ -14,11 +15,18 @@ const getBriefing = createRoute({
   summary:
     "What the plan meets: advisories and their color, each rule's status from the plan's flight features, validations and authorizations",
   security: securityWithToken,
-  middleware: [requireToken, ownPlan] as const,
+  middleware: [requireToken, ownPlanAhead] as const,
   request: { params: z.object({ plan_id: recordId("plan_id") }) },
   responses: responses(Briefing, "The briefing"),
 });
 
-export const briefingRoutes = createRouter().openapi(getBriefing, async (c) =>
-  success(c, await planBriefing(c.var.db, c.var.plan, Date.now())),
-);
+export const briefingRoutes = createRouter().openapi(getBriefing, async (c) => {
+  const { guess, confirmed } = c.var.planAhead;
+  const now = Date.now();
+  // Briefed from the plan this isolate last saw while the plan is read; again if it changed since.
+  const [plan, early] = await Promise.all([
+    confirmed,
+    guess ? planBriefing(c.var.db, guess, now).catch(() => undefined) : undefined,
+  ]);
+  return success(c, early && samePlan(guess!, plan) ? early : await planBriefing(c.var.db, plan, now));
+});

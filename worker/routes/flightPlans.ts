@@ -5,11 +5,12 @@ import { planView } from "../domain/flightViews";
 import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
-import { ownPlan } from "../middleware/ownFlight";
+import { ownPlan, ownPlanAhead } from "../middleware/ownFlight";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
-import { changePlan, createPlan, createPlanFlight } from "../services/flightCreation";
+import { changePlan, createPlan, createPlanFlight, decidePlanFlight } from "../services/flightCreation";
 import { removePlan } from "../services/flightRemoval";
+import { rememberPlan, samePlan } from "../services/recentPlans";
 
 const altitude = z.number().min(0).max(10_000);
 const PlanFields = z.object({
@@ -91,7 +92,7 @@ const submit = createRoute({
   tags: ["Flight plans"],
   summary: "Create the plan's flight (once; again is 409). The body is optional, also when its type is JSON",
   security: securityWithToken,
-  middleware: [requireToken, ownPlan] as const,
+  middleware: [requireToken, ownPlanAhead] as const,
   request: {
     params: planParams,
     body: {
@@ -123,7 +124,9 @@ export const flightPlanRoutes = createRouter()
       pilotId: c.var.pilotId!,
       acceptLanguage: c.req.header("accept-language") ?? "en-US",
     };
-    return success(c, planView(await createPlan(c.var.db, owner, c.req.valid("json"), Date.now())));
+    const plan = await createPlan(c.var.db, owner, c.req.valid("json"), Date.now());
+    rememberPlan(plan);
+    return success(c, planView(plan));
   })
   .openapi(getPlan, async (c) => success(c, planView(c.var.plan)))
   .openapi(patchPlan, async (c) => {
@@ -132,15 +135,28 @@ export const flightPlanRoutes = createRouter()
     const language = c.req.header("accept-language");
     const updated = await changePlan(c.var.db, plan, c.req.valid("json"), language, Date.now());
     if (!updated) throw conflict("This flight plan was submitted; it can no longer change");
+    rememberPlan(updated);
     return success(c, planView(updated));
   })
   .openapi(submit, async (c) => {
-    const { plan } = c.var;
+    const { guess, confirmed } = c.var.planAhead;
+    // The place and LAANC reads start from the plan this isolate last saw while the plan is read.
+    const early =
+      guess && !guess.flightId ? decidePlanFlight(c.var.db, guess).catch(() => undefined) : undefined;
+    const [plan, decided] = await Promise.all([confirmed, early]);
     if (plan.flightId) throw conflict("This flight plan was already submitted");
     const visibility = await submitVisibility(c);
-    const flight = await createPlanFlight(c.var.db, plan, { public: visibility ?? false }, Date.now());
+    const flight = await createPlanFlight(
+      c.var.db,
+      plan,
+      { public: visibility ?? false },
+      Date.now(),
+      decided && samePlan(guess!, plan) ? decided : undefined,
+    );
     if (!flight) throw conflict("This flight plan was already submitted");
-    return success(c, planView({ ...plan, flightId: flight.id }));
+    const submitted = { ...plan, flightId: flight.id };
+    rememberPlan(submitted);
+    return success(c, planView(submitted));
   })
   .openapi(deletePlan, async (c) => {
     const { plan } = c.var;

@@ -248,14 +248,9 @@ export async function createDirectFlight(db: Db, request: DirectFlight, now: num
   });
 }
 
-/** Creates the plan's flight from the plan's own columns; null when another submit claimed the plan first. */
-export async function createPlanFlight(
-  db: Db,
-  plan: FlightPlanRow,
-  options: { public: boolean },
-  now: number,
-): Promise<FlightRow | null> {
-  const decided = await placeAndAuthorizations(db, {
+/** Where a plan's flight takes off and what LAANC says of it, from the plan's own columns. */
+export function decidePlanFlight(db: Db, plan: FlightPlanRow) {
+  return placeAndAuthorizations(db, {
     latitude: plan.takeoffLatitude,
     longitude: plan.takeoffLongitude,
     area: plan.area,
@@ -264,6 +259,20 @@ export async function createPlanFlight(
     startTime: plan.startTime,
     endTime: plan.endTime,
   });
+}
+
+/**
+ * Creates the plan's flight from the plan's own columns (and `decided`, decidePlanFlight's answer
+ * for this plan when the caller has it); null when another submit claimed the plan first.
+ */
+export async function createPlanFlight(
+  db: Db,
+  plan: FlightPlanRow,
+  options: { public: boolean },
+  now: number,
+  decided?: Awaited<ReturnType<typeof decidePlanFlight>>,
+): Promise<FlightRow | null> {
+  decided ??= await decidePlanFlight(db, plan);
   return submitPlan(db, plan, {
     flightId: newId("flight"),
     createdAt: now,
