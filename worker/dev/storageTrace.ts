@@ -42,7 +42,8 @@ export class RoundTrips {
   async track<T>(kind: CallKind, what: string, call: () => Promise<T>): Promise<T> {
     const depth = this.finishedDepth + 1;
     this.calls[kind]++;
-    this.log.push(`${depth} ${kind} ${what}`);
+    // The start of each call's SQL is enough to tell them apart, and keeps the header short.
+    this.log.push(`${depth} ${kind} ${what.slice(0, 120)}`);
     try {
       const ms = this.delayOf(kind);
       if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
