@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { forbidden, notFound } from "../lib/errors";
-import { recentPlan, rememberPlan } from "../services/recentPlans";
 import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
+import { recentPlan, rememberPlan } from "./recentPlans";
 
 /**
  * Who may reach which flight or plan, decided once for every route that names one (after
@@ -70,7 +70,7 @@ async function pilotsPlan(vars: AppEnv["Variables"], id: string): Promise<Flight
 }
 
 /**
- * The pilot's plan as this isolate last saw it (`guess`, services/recentPlans.ts), and its fresh
+ * The pilot's plan as this isolate last saw it (`guess`, middleware/recentPlans.ts), and its fresh
  * read under way (`confirmed`: 404 or 403 as ownPlan): a route starts its own reads from the guess
  * while the plan is read, and answers from `confirmed` (briefing, submit).
  */

@@ -3,10 +3,10 @@ import { createRouter } from "../app";
 import { success } from "../lib/jsend";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { ownPlanAhead } from "../middleware/ownFlight";
+import { samePlan } from "../middleware/recentPlans";
 import { requireToken } from "../middleware/token";
 import { Briefing } from "../schemas/flights";
 import { planBriefing } from "../services/evaluation";
-import { samePlan } from "../services/recentPlans";
 
 const getBriefing = createRoute({
   method: "get",

@@ -6,11 +6,11 @@ import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
 import { ownPlan, ownPlanAhead } from "../middleware/ownFlight";
+import { rememberPlan, samePlan } from "../middleware/recentPlans";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
 import { changePlan, createPlan, createPlanFlight, decidePlanFlight } from "../services/flightCreation";
 import { removePlan } from "../services/flightRemoval";
-import { rememberPlan, samePlan } from "../services/recentPlans";
 
 const altitude = z.number().min(0).max(10_000);
 const PlanFields = z.object({
