@@ -6,10 +6,10 @@ import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
 import { ownPlan, ownPlanAhead } from "../middleware/ownFlight";
-import { rememberPlan, samePlan } from "../middleware/recentPlans";
+import { rememberPlan } from "../middleware/recentPlans";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
-import { changePlan, createPlan, createPlanFlight, decidePlanFlight } from "../services/flightCreation";
+import { changePlan, createPlan, submitPlanAhead } from "../services/flightCreation";
 import { removePlan } from "../services/flightRemoval";
 
 const altitude = z.number().min(0).max(10_000);
@@ -139,23 +139,7 @@ export const flightPlanRoutes = createRouter()
     return success(c, planView(updated));
   })
   .openapi(submit, async (c) => {
-    const { guess, confirmed } = c.var.planAhead;
-    // The place and LAANC reads start from the plan this isolate last saw while the plan is read.
-    const early =
-      guess && !guess.flightId ? decidePlanFlight(c.var.db, guess).catch(() => undefined) : undefined;
-    const [plan, decided] = await Promise.all([confirmed, early]);
-    if (plan.flightId) throw conflict("This flight plan was already submitted");
-    const visibility = await submitVisibility(c);
-    const flight = await createPlanFlight(
-      c.var.db,
-      plan,
-      { public: visibility ?? false },
-      Date.now(),
-      decided && samePlan(guess!, plan) ? decided : undefined,
-    );
-    if (!flight) throw conflict("This flight plan was already submitted");
-    const submitted = { ...plan, flightId: flight.id };
-    rememberPlan(submitted);
+    const submitted = await submitPlanAhead(c.var.db, c.var.planAhead, () => submitVisibility(c), Date.now());
     return success(c, planView(submitted));
   })
   .openapi(deletePlan, async (c) => {

@@ -3,9 +3,11 @@ import { leadTimeProblem, takeoffProblem } from "../domain/flightSanity";
 import { bboxOf, type Geometry, type LineString, type Point, type Polygon } from "../domain/geojson";
 import type { Problem } from "../domain/problem";
 import type { Db } from "../env";
-import { badRequest, forbidden, problemError } from "../lib/errors";
+import { badRequest, conflict, forbidden, problemError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { parseTime } from "../lib/time";
+import type { PlanAhead } from "../middleware/ownFlight";
+import { rememberPlan, samePlan } from "../middleware/recentPlans";
 import {
   type FlightPlanRow,
   type FlightRow,
@@ -279,4 +281,35 @@ export async function createPlanFlight(
     public: options.public,
     ...decided,
   });
+}
+
+/**
+ * Submits the pilot's plan (`ahead`, middleware/ownFlight.ts ownPlanAhead): its place and LAANC
+ * reads start from the plan as this isolate last saw it while the plan is read again, and are made
+ * again from the fresh row when it changed meanwhile. `visibility` (the body's `public`) is read
+ * once the plan is confirmed the pilot's, so a stranger learns nothing from the body's errors.
+ * 409 when the plan was already submitted. The submitted plan, with its flight's id.
+ */
+export async function submitPlanAhead(
+  db: Db,
+  ahead: PlanAhead,
+  visibility: () => Promise<boolean | undefined>,
+  now: number,
+): Promise<FlightPlanRow> {
+  const { guess, confirmed } = ahead;
+  const early = guess && !guess.flightId ? decidePlanFlight(db, guess).catch(() => undefined) : undefined;
+  const [plan, decided] = await Promise.all([confirmed, early]);
+  if (plan.flightId) throw conflict("This flight plan was already submitted");
+  const visible = await visibility();
+  const flight = await createPlanFlight(
+    db,
+    plan,
+    { public: visible ?? false },
+    now,
+    decided && samePlan(guess!, plan) ? decided : undefined,
+  );
+  if (!flight) throw conflict("This flight plan was already submitted");
+  const submitted = { ...plan, flightId: flight.id };
+  rememberPlan(submitted);
+  return submitted;
 }
