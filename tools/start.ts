@@ -28,6 +28,8 @@ Environment:
   STATE_DIR       where local D1/R2/Durable Object state lives (default .wrangler/state)
   RATE_LIMIT_PER_MINUTE  requests a minute per API key (default from wrangler.toml)
   ACCOUNT_WORK_LIMIT  "off" lifts the per-account limit on expensive requests (benchmarks)
+  STORAGE_TRACE   "1" serves worker/dev/index.ts: each answer counts its storage round trips
+                  (x-storage-round-trips), and x-simulated-storage-ms delays them (the latency bench)
   IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3): the
                   development application's pilots sign in there (the banner prints the credentials)
 A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
@@ -236,6 +238,9 @@ function record(name: string, value: unknown) {
 function superviseWorker(baseUrl: string, loginApplication: string) {
   const args = [
     "dev",
+    // The worker with its storage calls counted and delayable (worker/dev/index.ts): tests and
+    // benches. Before the options: `--var` would take a path after it for another variable.
+    ...(process.env.STORAGE_TRACE === "1" ? ["worker/dev/index.ts"] : []),
     "--ip=127.0.0.1",
     `--port=${PORT}`,
     `--persist-to=${STATE_DIR}`,

@@ -14,6 +14,7 @@ import { limitAccountWork } from "./middleware/accountWork";
 import { chargeKeyIfLive, requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
+import { d1Session } from "./middleware/d1Session";
 import { readDialect } from "./middleware/dialect";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { holdRefusals } from "./middleware/tarpit";
@@ -104,13 +105,8 @@ app.use(
     },
   }),
 );
-app.use(
-  "*",
-  createMiddleware<AppEnv>(async (c, next) => {
-    c.set("db", dbFor(c.env.DB));
-    await next();
-  }),
-);
+// D1 through a session: reads at the nearest replica, the bookmark in and out (middleware/d1Session.ts).
+app.use("*", d1Session);
 app.use("*", readDialect);
 // Requests without an API key: per client address and per ticket (the key's own bucket holds the rest).
 app.use("*", limitPublicRequests);

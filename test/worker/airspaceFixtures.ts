@@ -13,6 +13,7 @@ import { parseFaaClassPrimitives } from "../../tools/airspace/formats/faaClassPr
 import { checkedRulesets, type RulesetsFile, rulesetStatements } from "../../tools/airspace/rulesets";
 import type { Statement } from "../../tools/lib/sql";
 import type { Target } from "../../tools/lib/target";
+import { forgetJurisdictions } from "../../worker/store/airspace";
 import classAirspace from "../fixtures/airspace/faa_class_airspace.geojson?raw";
 import tfrShapes from "../fixtures/airspace/faa_tfr_shapes.geojson?raw";
 import facilityMap from "../fixtures/airspace/faa_uas_facility_map.geojson?raw";
@@ -68,6 +69,8 @@ export async function loadAirspaceFixtures(): Promise<void> {
   });
   await d1Target.execute(rulesetStatements(checkedRulesets(rulesetsFile as unknown as RulesetsFile)));
   await loadJurisdictions(d1Target, jurisdictions, quiet);
+  // The worker's isolate is this one: it forgets candidates it kept from before the load.
+  forgetJurisdictions();
   for (const [formatName, text] of DATASETS) {
     const parsed = FORMATS.find((f) => f.name === formatName)!.parse(text, {});
     placeRecords(parsed.features, jurisdictions);

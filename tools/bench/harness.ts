@@ -21,6 +21,8 @@ export interface BenchSuite {
    * a user meets them. Other suites measure one account's throughput and run with both lifted.
    */
   limited?: boolean;
+  /** Run against worker/dev/index.ts (STORAGE_TRACE=1): storage round trips counted and delayable. */
+  traced?: boolean;
   run(ctx: BenchContext): Promise<Record<string, unknown>>;
 }
 
@@ -301,7 +303,7 @@ interface ServiceHandle {
  * answering is waited for (npm start restarts a crashed worker) and started again if it died.
  */
 export async function startService(
-  options: { limited?: boolean } = {},
+  options: { limited?: boolean; traced?: boolean } = {},
 ): Promise<{ ctx: BenchContext; stop: () => Promise<void> }> {
   const port = Number(process.env.BENCH_PORT ?? 8790);
   const telemetryPort = Number(process.env.BENCH_TELEMETRY_PORT ?? 16190);
@@ -329,6 +331,7 @@ export async function startService(
         // (undefined: not inherited from the caller's shell either).
         RATE_LIMIT_PER_MINUTE: options.limited ? undefined : "1000000000",
         ACCOUNT_WORK_LIMIT: options.limited ? undefined : "off",
+        STORAGE_TRACE: options.traced ? "1" : undefined,
         WRANGLER_LOG: "warn",
         WRANGLER_LOG_PATH: quietLog,
       },

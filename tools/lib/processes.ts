@@ -49,7 +49,11 @@ export async function startRelayProcess(options: {
   spoolDir: string;
   flags?: string[];
 }): Promise<RelayProcess> {
+  // RELAY_CPU_PROFILE_DIR: each relay a bench starts writes a V8 CPU profile there when it stops
+  // (node --cpu-prof; open it in Chrome DevTools' Performance panel).
+  const profile = process.env.RELAY_CPU_PROFILE_DIR;
   const args = [
+    ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
     ...(await relayCommand(`relay-${process.pid}`)),
     "--port=0",
     "--host=127.0.0.1",

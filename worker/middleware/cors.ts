@@ -10,7 +10,7 @@ import { dbFor } from "../store/db";
 /** What a browser app sends besides the CORS-safelisted headers. */
 export const CORS_ALLOW_HEADERS = ["X-API-Key", "Authorization", "Content-Type", "If-None-Match"];
 /** Response headers a browser app may read besides the safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Allow", "Location"];
+export const CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Allow", "Location", "x-d1-bookmark"];
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 /**
  * How long an isolate trusts what it read of the accounts' origins: a change made elsewhere

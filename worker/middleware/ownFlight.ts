@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { forbidden, notFound } from "../lib/errors";
 import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
+import { recentPlan, rememberPlan } from "./recentPlans";
 
 /**
  * Who may reach which flight or plan, decided once for every route that names one (after
@@ -56,9 +57,40 @@ export const pilotsFlight = (what: string) =>
 export const ownPlan = createMiddleware<WithPlan>(async (c, next) => {
   const id = idOf(c, "plan_id");
   if (id === undefined) return next();
-  const plan = await findPlan(c.var.db, c.var.account.id, id);
+  c.set("plan", await pilotsPlan(c.var, id));
+  await next();
+});
+
+async function pilotsPlan(vars: AppEnv["Variables"], id: string): Promise<FlightPlanRow> {
+  const plan = await findPlan(vars.db, vars.account.id, id);
   if (!plan) throw notFound("Flight plan");
-  if (plan.pilotId !== c.var.pilotId) throw forbidden("This flight plan belongs to another pilot");
-  c.set("plan", plan);
+  if (plan.pilotId !== vars.pilotId) throw forbidden("This flight plan belongs to another pilot");
+  rememberPlan(plan);
+  return plan;
+}
+
+/**
+ * The pilot's plan as this isolate last saw it (`guess`, middleware/recentPlans.ts), and its fresh
+ * read under way (`confirmed`: 404 or 403 as ownPlan): a route starts its own reads from the guess
+ * while the plan is read, and answers from `confirmed` (briefing, submit).
+ */
+export interface PlanAhead {
+  guess: FlightPlanRow | undefined;
+  confirmed: Promise<FlightPlanRow>;
+}
+
+type WithPlanAhead = {
+  Bindings: AppEnv["Bindings"];
+  Variables: AppEnv["Variables"] & { planAhead: PlanAhead };
+};
+
+export const ownPlanAhead = createMiddleware<WithPlanAhead>(async (c, next) => {
+  const id = idOf(c, "plan_id");
+  if (id === undefined) return next();
+  const confirmed = pilotsPlan(c.var, id);
+  // Handled here too: a route that fails first (its body) leaves no unhandled rejection behind.
+  confirmed.catch(() => {});
+  const guess = recentPlan(c.var.account.id, id);
+  c.set("planAhead", { guess: guess?.pilotId === c.var.pilotId ? guess : undefined, confirmed });
   await next();
 });

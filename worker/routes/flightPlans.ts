@@ -5,10 +5,11 @@ import { planView } from "../domain/flightViews";
 import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
-import { ownPlan } from "../middleware/ownFlight";
+import { ownPlan, ownPlanAhead } from "../middleware/ownFlight";
+import { rememberPlan } from "../middleware/recentPlans";
 import { requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
-import { changePlan, createPlan, createPlanFlight } from "../services/flightCreation";
+import { changePlan, createPlan, submitPlanAhead } from "../services/flightCreation";
 import { readablePlanView } from "../services/flightListing";
 import { removePlan } from "../services/flightRemoval";
 
@@ -92,7 +93,7 @@ const submit = createRoute({
   tags: ["Flight plans"],
   summary: "Create the plan's flight (once; again is 409). The body is optional, also when its type is JSON",
   security: securityWithToken,
-  middleware: [requireToken, ownPlan] as const,
+  middleware: [requireToken, ownPlanAhead] as const,
   request: {
     params: planParams,
     body: {
@@ -120,7 +121,9 @@ const deletePlan = createRoute({
 export const flightPlanRoutes = createRouter()
   .openapi(create, async (c) => {
     const owner = { accountId: c.var.account.id, pilotId: c.var.pilotId! };
-    return success(c, planView(await createPlan(c.var.db, owner, c.req.valid("json"), Date.now())));
+    const plan = await createPlan(c.var.db, owner, c.req.valid("json"), Date.now());
+    rememberPlan(plan);
+    return success(c, planView(plan));
   })
   .openapi(getPlan, async (c) => success(c, await readablePlanView(c.var.db, c.var.plan)))
   .openapi(patchPlan, async (c) => {
@@ -128,15 +131,12 @@ export const flightPlanRoutes = createRouter()
     if (plan.flightId) throw conflict("This flight plan was submitted; it can no longer change");
     const updated = await changePlan(c.var.db, plan, c.req.valid("json"), Date.now());
     if (!updated) throw conflict("This flight plan was submitted; it can no longer change");
+    rememberPlan(updated);
     return success(c, planView(updated));
   })
   .openapi(submit, async (c) => {
-    const { plan } = c.var;
-    if (plan.flightId) throw conflict("This flight plan was already submitted");
-    const visibility = await submitVisibility(c);
-    const flight = await createPlanFlight(c.var.db, plan, { public: visibility ?? false }, Date.now());
-    if (!flight) throw conflict("This flight plan was already submitted");
-    return success(c, planView({ ...plan, flightId: flight.id }, flight));
+    const submitted = await submitPlanAhead(c.var.db, c.var.planAhead, () => submitVisibility(c), Date.now());
+    return success(c, planView(submitted.plan, submitted.flight));
   })
   .openapi(deletePlan, async (c) => {
     const { plan } = c.var;

@@ -3,9 +3,11 @@ import { leadTimeProblem, takeoffProblem } from "../domain/flightSanity";
 import { bboxOf, type Geometry, type LineString, type Point, type Polygon } from "../domain/geojson";
 import type { Problem } from "../domain/problem";
 import type { Db } from "../env";
-import { badRequest, forbidden, problemError } from "../lib/errors";
+import { badRequest, conflict, forbidden, problemError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { parseTime } from "../lib/time";
+import type { PlanAhead } from "../middleware/ownFlight";
+import { rememberPlan, samePlan } from "../middleware/recentPlans";
 import {
   type FlightPlanRow,
   type FlightRow,
@@ -244,14 +246,9 @@ export async function createDirectFlight(db: Db, request: DirectFlight, now: num
   });
 }
 
-/** Creates the plan's flight from the plan's own columns; null when another submit claimed the plan first. */
-export async function createPlanFlight(
-  db: Db,
-  plan: FlightPlanRow,
-  options: { public: boolean },
-  now: number,
-): Promise<FlightRow | null> {
-  const decided = await placeAndAuthorizations(db, {
+/** Where a plan's flight takes off and what LAANC says of it, from the plan's own columns. */
+export function decidePlanFlight(db: Db, plan: FlightPlanRow) {
+  return placeAndAuthorizations(db, {
     latitude: plan.takeoffLatitude,
     longitude: plan.takeoffLongitude,
     area: plan.area,
@@ -260,10 +257,55 @@ export async function createPlanFlight(
     startTime: plan.startTime,
     endTime: plan.endTime,
   });
+}
+
+/**
+ * Creates the plan's flight from the plan's own columns (and `decided`, decidePlanFlight's answer
+ * for this plan when the caller has it); null when another submit claimed the plan first.
+ */
+export async function createPlanFlight(
+  db: Db,
+  plan: FlightPlanRow,
+  options: { public: boolean },
+  now: number,
+  decided?: Awaited<ReturnType<typeof decidePlanFlight>>,
+): Promise<FlightRow | null> {
+  decided ??= await decidePlanFlight(db, plan);
   return submitPlan(db, plan, {
     flightId: newId("flight"),
     createdAt: now,
     public: options.public,
     ...decided,
   });
+}
+
+/**
+ * Submits the pilot's plan (`ahead`, middleware/ownFlight.ts ownPlanAhead): its place and LAANC
+ * reads start from the plan as this isolate last saw it while the plan is read again, and are made
+ * again from the fresh row when it changed meanwhile. `visibility` (the body's `public`) is read
+ * once the plan is confirmed the pilot's, so a stranger learns nothing from the body's errors.
+ * 409 when the plan was already submitted. The submitted plan, with its flight's id.
+ */
+export async function submitPlanAhead(
+  db: Db,
+  ahead: PlanAhead,
+  visibility: () => Promise<boolean | undefined>,
+  now: number,
+) {
+  const { guess, confirmed } = ahead;
+  const early = guess && !guess.flightId ? decidePlanFlight(db, guess).catch(() => undefined) : undefined;
+  const [plan, decided] = await Promise.all([confirmed, early]);
+  if (plan.flightId) throw conflict("This flight plan was already submitted");
+  const visible = await visibility();
+  const flight = await createPlanFlight(
+    db,
+    plan,
+    { public: visible ?? false },
+    now,
+    decided && samePlan(guess!, plan) ? decided : undefined,
+  );
+  if (!flight) throw conflict("This flight plan was already submitted");
+  const submitted = { ...plan, flightId: flight.id };
+  rememberPlan(submitted);
+  return { plan: submitted, flight };
 }

@@ -1,8 +1,8 @@
 import { flightState } from "../domain/flightState";
 import type { Bindings, Db } from "../env";
-import { endFlight, type FlightRow, findFlight } from "../store/flights";
+import { endFlightClosingSessions, type FlightRow, findFlight } from "../store/flights";
 import { readableFlightView } from "./flightListing";
-import { closeTelemetry } from "./telemetrySessions";
+import { closeLiveIsa } from "./telemetrySessions";
 
 /**
  * Ends a flight now: an active one at once, a planned one before it flies, and its telemetry
@@ -17,11 +17,14 @@ export async function endFlightNow(
   now: number,
 ): Promise<FlightRow | null> {
   if (flightState(flight, now) === "ended") return flight;
-  const ended = await endFlight(db, flight.id, now);
+  // The flight ends with its session in one D1 batch, while its Durable Object closes the ISA: the
+  // ISA closes whoever ends the flight, so the two need not wait for each other.
+  const [ended] = await Promise.all([
+    endFlightClosingSessions(db, flight.id, now),
+    closeLiveIsa(env, flight.id),
+  ]);
   // Ended by another request meanwhile: as it is now.
-  if (!ended) return findFlight(db, accountId, flight.id);
-  await closeTelemetry(env, db, flight.id, now);
-  return ended;
+  return ended ?? findFlight(db, accountId, flight.id);
 }
 
 /**

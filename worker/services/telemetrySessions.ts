@@ -39,6 +39,11 @@ export async function openTelemetrySession(env: Bindings, db: Db, flight: Flight
  */
 export async function closeTelemetry(env: Bindings, db: Db, flightId: string, now: number): Promise<void> {
   await closeSessions(db, flightId, now);
+  await closeLiveIsa(env, flightId);
+}
+
+/** Tells the flight's Durable Object that its ISA closes; a failure is logged, not thrown. */
+export async function closeLiveIsa(env: Bindings, flightId: string): Promise<void> {
   try {
     await telemetryOf(env, flightId).closeLiveIsa();
   } catch (err) {

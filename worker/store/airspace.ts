@@ -16,6 +16,7 @@ import type { Ruleset } from "../domain/airspace/rules";
 import { SEARCH_LEVELS, searchRanges } from "../domain/airspace/spatialGrid";
 import type { BBox, Geometry } from "../domain/geojson";
 import type { Db } from "../env";
+import { TtlCache } from "../lib/ttlCache";
 import { type BoundRead, preparedRead, readBatch } from "./prepared";
 import { rulesetsNamed, toRulesets } from "./rulesets";
 
@@ -306,21 +307,75 @@ export async function pointInputs(
 }> {
   const withCells = !filter.types || filter.types.includes(CONTROLLED_AIRSPACE);
   const values = boxValues(around);
-  const common = [jurisdictionsUnder(db, at), features(db, values, filter)] as const;
-  const [candidates, featureRows, cells, maps] = withCells
-    ? await readBatch(db, [...common, ...cellsAndMaps(db, values)])
-    : [...(await readBatch(db, common)), [], []];
-  return {
-    jurisdictions: toJurisdictions(candidates),
-    features: featureRows,
-    cells: toCells(cells, maps),
-  };
+  const [candidates, [featureRows, cells, maps]] = await Promise.all([
+    jurisdictionsAround(db, at),
+    withCells
+      ? readBatch(db, [features(db, values, filter), ...cellsAndMaps(db, values)])
+      : readBatch(db, [features(db, values, filter)]).then(
+          ([rows]) => [rows, [], []] as [typeof rows, [], []],
+        ),
+  ]);
+  return { jurisdictions: candidates, features: featureRows, cells: toCells(cells, maps) };
 }
 
-/** Jurisdictions whose boxes meet `box` (candidates: whether their shapes do is the caller's test). */
-export async function jurisdictionsAround(db: Db, box: BBox): Promise<Jurisdiction[]> {
-  const [rows] = await readBatch(db, [jurisdictionsUnder(db, box)]);
-  return toJurisdictions(rows);
+/**
+ * Jurisdictions change only when an operator loads boundaries: each isolate keeps the candidates of
+ * JURISDICTION_CELL_DEGREES cells for JURISDICTIONS_KEPT_MS (a reload shows within 10 minutes), at
+ * most MAX_CACHED_JURISDICTION_CELLS cells, so a pilot's reads and writes near one place read none.
+ */
+const JURISDICTION_CELL_DEGREES = 0.5;
+const JURISDICTIONS_KEPT_MS = 10 * 60_000;
+const MAX_CACHED_JURISDICTION_CELLS = 512;
+/** A box over more cells than this is read as it is, not cell by cell. */
+const MAX_JURISDICTION_CELLS_PER_BOX = 4;
+const jurisdictionCellCache = new TtlCache<Jurisdiction[]>(MAX_CACHED_JURISDICTION_CELLS);
+
+/** The grid cells a box lies in, each as its own box and key. */
+function jurisdictionCellsOf(box: BBox): { key: string; box: BBox }[] {
+  const step = JURISDICTION_CELL_DEGREES;
+  const cells: { key: string; box: BBox }[] = [];
+  for (let y = Math.floor(box.minLat / step); y <= Math.floor(box.maxLat / step); y++)
+    for (let x = Math.floor(box.minLng / step); x <= Math.floor(box.maxLng / step); x++)
+      cells.push({
+        key: `${x},${y}`,
+        box: { minLng: x * step, minLat: y * step, maxLng: (x + 1) * step, maxLat: (y + 1) * step },
+      });
+  return cells;
+}
+
+/**
+ * Jurisdictions whose boxes meet `box` (candidates: whether their shapes do is the caller's test);
+ * near a place an isolate has seen, those of its cells (a superset), without reading D1.
+ */
+export async function jurisdictionsAround(db: Db, box: BBox, now = Date.now()): Promise<Jurisdiction[]> {
+  const cells = jurisdictionCellsOf(box);
+  if (cells.length > MAX_JURISDICTION_CELLS_PER_BOX) {
+    const [rows] = await readBatch(db, [jurisdictionsUnder(db, box)]);
+    return toJurisdictions(rows);
+  }
+  const missing = cells.filter((cell) => !jurisdictionCellCache.has(cell.key, now));
+  const fresh = new Map<string, Jurisdiction[]>();
+  if (missing.length > 0) {
+    const read = await readBatch(
+      db,
+      missing.map((cell) => jurisdictionsUnder(db, cell.box)),
+    );
+    // An empty cell (open sea, or boundaries not loaded yet) is read again next time.
+    missing.forEach((cell, i) => {
+      const found = toJurisdictions(read[i]!);
+      fresh.set(cell.key, found);
+      if (found.length > 0) jurisdictionCellCache.set(cell.key, found, JURISDICTIONS_KEPT_MS, now);
+    });
+  }
+  const byId = new Map<number, Jurisdiction>();
+  for (const cell of cells)
+    for (const j of fresh.get(cell.key) ?? jurisdictionCellCache.get(cell.key, now) ?? []) byId.set(j.id, j);
+  return [...byId.values()].sort((a, b) => a.id - b.id);
+}
+
+/** Forgets the kept jurisdictions: after a boundary load in the same isolate (tests). */
+export function forgetJurisdictions(): void {
+  jurisdictionCellCache.clear();
 }
 
 /** Jurisdictions whose boxes hold a point, and the features of `types` in effect now around it. */
@@ -330,11 +385,11 @@ export async function placeInputs(
   around: BBox,
   filter: FeatureFilter,
 ): Promise<{ jurisdictions: Jurisdiction[]; features: AirspaceFeature[] }> {
-  const [candidates, featureRows] = await readBatch(db, [
-    jurisdictionsUnder(db, at),
-    features(db, boxValues(around), filter),
+  const [candidates, [featureRows]] = await Promise.all([
+    jurisdictionsAround(db, at),
+    readBatch(db, [features(db, boxValues(around), filter)]),
   ]);
-  return { jurisdictions: toJurisdictions(candidates), features: featureRows };
+  return { jurisdictions: candidates, features: featureRows };
 }
 
 /** The features (by the filter) whose reach meets `box`. */

@@ -3,6 +3,7 @@ import { and, desc, eq, getTableColumns, gte, lte, or, type SQL, sql } from "dri
 import { aircraft, aircraftModels, flightPlans, flights, manufacturers, pilots } from "../../schema";
 import { type BBox, bboxOf, type Geometry } from "../domain/geojson";
 import type { Db } from "../env";
+import { closeStatement } from "./telemetrySessions";
 
 export type FlightPlanRow = typeof flightPlans.$inferSelect;
 export type FlightRow = typeof flights.$inferSelect;
@@ -135,16 +136,32 @@ export async function findFlight(db: Db, accountId: string, flightId: string): P
  * become `now`: it never flies). Null when the flight was neither at `now` (it ended meanwhile).
  */
 export async function endFlight(db: Db, flightId: string, now: number): Promise<FlightRow | null> {
-  const row = await db
+  const row = await endStatement(db, flightId, now).get();
+  return row ?? null;
+}
+
+function endStatement(db: Db, flightId: string, now: number) {
+  return db
     .update(flights)
     .set({
       endTime: now,
       startTime: sql`CASE WHEN ${flights.startTime} > ${now} THEN ${now} ELSE ${flights.startTime} END`,
     })
     .where(and(eq(flights.id, flightId), gte(flights.endTime, now), notEnded(now)))
-    .returning()
-    .get();
-  return row ?? null;
+    .returning();
+}
+
+/**
+ * Ends a flight now (endFlight) and closes its telemetry session in the same round trip: null when
+ * the flight was not ended here (its session is closed all the same: whoever ended it closes it too).
+ */
+export async function endFlightClosingSessions(
+  db: Db,
+  flightId: string,
+  now: number,
+): Promise<FlightRow | null> {
+  const [ended] = await db.batch([endStatement(db, flightId, now), closeStatement(db, flightId, now)]);
+  return ended[0] ?? null;
 }
 
 /** Not ended at `now`, as flightState says: a flight without duration is ended once reached. */

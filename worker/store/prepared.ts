@@ -23,27 +23,30 @@ export interface BoundRead<Rows> {
 
 interface Built<Rows> {
   query: Query;
-  statement: D1PreparedStatement;
   prepared: PreparedQuery<Rows>;
 }
 
 /**
- * A read built once per database by `build` (a drizzle select with placeholders, `.prepare()`d);
- * call it with the placeholders' values.
+ * A read built once per isolate by `build` (a drizzle select with placeholders, `.prepare()`d);
+ * call it with the placeholders' values. Its SQL is the same on every connection: each D1 binding
+ * or request's session (store/db.ts) only prepares its own statement of it, once.
  */
 export function preparedRead<Rows>(
   build: (db: Db) => PreparedQuery<Rows>,
 ): (db: Db, values: Record<string, unknown>) => BoundRead<Rows> {
-  const built = new WeakMap<Db, Built<Rows>>();
+  let built: Built<Rows> | undefined;
+  const statements = new WeakMap<D1Database, D1PreparedStatement>();
   return (db, values) => {
-    let read = built.get(db);
-    if (read === undefined) {
+    if (built === undefined) {
       const prepared = build(db);
-      const query = prepared.getQuery();
-      read = { query, statement: db.$client.prepare(query.sql), prepared };
-      built.set(db, read);
+      built = { query: prepared.getQuery(), prepared };
     }
-    const { query, statement, prepared } = read;
+    const { query, prepared } = built;
+    let statement = statements.get(db.$client);
+    if (statement === undefined) {
+      statement = db.$client.prepare(query.sql);
+      statements.set(db.$client, statement);
+    }
     return {
       statement: statement.bind(...fillPlaceholders(query.params, values)),
       rows: (result) => prepared.mapResult(result, true) as Rows,

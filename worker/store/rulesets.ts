@@ -134,10 +134,11 @@ export async function allFlightFeatures(db: Db, now = Date.now()): Promise<Map<s
   return definitions;
 }
 
-/** The definitions of the named flight features (those a set of rules asks for). */
+/** The definitions of the named flight features (those a set of rules asks for), from allFlightFeatures. */
 export async function flightFeatureDefinitions(db: Db, names: string[]): Promise<Map<string, FlightFeature>> {
   if (names.length === 0) return new Map();
-  return toFlightFeatures(await db.select().from(flightFeatures).where(inArray(flightFeatures.name, names)));
+  const all = await allFlightFeatures(db);
+  return new Map(names.flatMap((name) => (all.has(name) ? [[name, all.get(name)!] as const] : [])));
 }
 
 function toFlightFeatures(rows: (typeof flightFeatures.$inferSelect)[]): Map<string, FlightFeature> {

@@ -20,7 +20,8 @@ export async function closeSessions(db: Db, flightId: string, now: number): Prom
   await closeStatement(db, flightId, now);
 }
 
-function closeStatement(db: Db, flightId: string, now: number) {
+/** The statement that closes the flight's open session: for a batch with other writes. */
+export function closeStatement(db: Db, flightId: string, now: number) {
   return db
     .update(telemetrySessions)
     .set({ closedAt: now })
