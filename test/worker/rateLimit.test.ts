@@ -33,6 +33,17 @@ async function ping(apiKey: string, bindings: Partial<typeof env>) {
   return res;
 }
 
+describe("the isolate's bucket", () => {
+  it("loses no requests when the clock steps back", () => {
+    const buckets = new RateLimiter();
+    const later = Date.parse("2026-11-30T00:00:00Z");
+    expect(buckets.take("caller", 60, later)).toBe(0);
+    // An hour earlier: before the fix this drained 3,600 requests' worth and refused for an hour.
+    expect(buckets.take("caller", 60, later - 3_600_000)).toBe(0);
+    expect(buckets.take("caller", 60, later - 3_600_000 + 1)).toBe(0);
+  });
+});
+
 describe("rate limit: the binding where it exists, the isolate's bucket otherwise", () => {
   it("counts a default-limit key through the binding and answers 429 with its window", async () => {
     const binding = fakeBinding(2);

@@ -12,7 +12,8 @@ export class RateLimiter {
   take(id: string, perMinute: number, now = Date.now()): number {
     const perMs = perMinute / 60_000;
     const bucket = this.buckets.get(id) ?? { tokens: perMinute, updatedAt: now };
-    bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.updatedAt) * perMs);
+    // A clock that steps back (a corrected host clock) refills nothing, and drains nothing either.
+    bucket.tokens = Math.min(perMinute, bucket.tokens + Math.max(0, now - bucket.updatedAt) * perMs);
     bucket.updatedAt = now;
     this.buckets.set(id, bucket);
     if (bucket.tokens >= 1) {

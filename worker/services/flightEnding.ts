@@ -1,7 +1,7 @@
 import { flightState } from "../domain/flightState";
+import { flightView } from "../domain/flightViews";
 import type { Bindings, Db } from "../env";
-import { endFlightClosingSessions, type FlightRow, findFlight } from "../store/flights";
-import { readableFlightView } from "./flightListing";
+import { endFlightClosingSessions, enhancements, type FlightRow, findFlight } from "../store/flights";
 import { closeLiveIsa } from "./telemetrySessions";
 
 /**
@@ -38,6 +38,10 @@ export async function endedFlightView(
   flight: FlightRow,
   now: number,
 ) {
-  const ended = await endFlightNow(env, db, accountId, flight, now);
-  return ended && readableFlightView(db, ended, true);
+  // The pilot and aircraft do not change as the flight ends: read alongside, not after.
+  const [ended, extra] = await Promise.all([
+    endFlightNow(env, db, accountId, flight, now),
+    enhancements(db, [flight]),
+  ]);
+  return ended && { ...flightView(ended), ...extra.get(flight.id) };
 }
