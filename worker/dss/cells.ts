@@ -35,7 +35,7 @@ function checkPoint(p: LatLng, where: string) {
 /** The level-13 cells of a polygon; either winding is accepted (the smaller side is the inside). */
 export function polygonCells(vertices: LatLng[]): string[] {
   if (vertices.length < 3) throw new BadOutline("a polygon needs at least 3 vertices");
-  vertices.forEach((v, i) => checkPoint(v, `vertex ${i}`));
+  for (const [i, v] of vertices.entries()) checkPoint(v, `vertex ${i}`);
   const points = vertices.map(point);
   // A closing vertex equal to the first would be a zero-length edge.
   if (points.length > 3 && points[0]!.equals(points[points.length - 1]!)) points.pop();
