@@ -154,6 +154,40 @@ describe("F3411-22a DSS: identification service areas", () => {
   });
 });
 
+describe("F3411-22a DSS: times, expiry and paths", () => {
+  it("answers the times sent to the microsecond", async () => {
+    const body = { extents: extents(43.1, 4.1), uss_base_url: "https://sp.example" };
+    body.extents.time_end = { value: "2099-01-01T00:00:00.123456Z", format: "RFC3339" };
+    const created = await putIsa(uuid(), body);
+    expect(created.json.service_area.time_end.value).toBe("2099-01-01T00:00:00.123456Z");
+  });
+
+  it("keeps an ended ISA readable by id, but finds it no more", async () => {
+    const id = uuid();
+    const body = { extents: extents(43.2, 4.2), uss_base_url: "https://sp.example" };
+    body.extents.time_end = time(Date.now() + 1000);
+    expect((await putIsa(id, body)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await call(`${DSS}/identification_service_areas/${id}`, { token: dp })).status).toBe(200);
+    const found = await call(`${DSS}/identification_service_areas?area=${area(43.2, 4.2)}`, { token: dp });
+    expect(found.json.service_areas).toEqual([]);
+  });
+
+  it("refuses a delete without a version with 400", async () => {
+    const isa = await call(`${DSS}/identification_service_areas/${uuid()}`, { method: "DELETE", token: sp });
+    expect(isa.status).toBe(400);
+    const sub = await call(`${DSS}/subscriptions/${uuid()}`, { method: "DELETE", token: dp });
+    expect(sub.status).toBe(400);
+  });
+
+  it("answers bad extents with 400 before a conflicting id", async () => {
+    const id = uuid();
+    const body = { extents: extents(43.3, 4.3), uss_base_url: "https://dp.example" };
+    expect((await putSub(id, body)).status).toBe(200);
+    expect((await putSub(id, { ...body, extents: extents(43.3, 4.3, 0.005, 25 * 60) })).status).toBe(400);
+  });
+});
+
 describe("F3411-22a DSS: subscriptions", () => {
   it("bumps the notification index of subscriptions an ISA change touches and returns their subscribers", async () => {
     const subId = uuid();

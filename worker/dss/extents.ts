@@ -31,11 +31,30 @@ export const MAX_SUBSCRIPTION_MS = 24 * 3600_000;
 
 export class InvalidExtents extends Error {}
 
-function parseTime(time: { value: string } | undefined, field: string): number | undefined {
+/**
+ * An RFC 3339 UTC time as milliseconds with a fraction down to the microsecond: clients compare
+ * the times they sent with the times answered, to the microsecond.
+ */
+export function parseTime(value: string): number | undefined {
+  const match = /^(.*?)(?:\.(\d+))?[zZ]$/.exec(value);
+  if (!match) return undefined;
+  const whole = Date.parse(`${match[1]}Z`);
+  if (!Number.isFinite(whole)) return undefined;
+  return whole + Number(`0.${(match[2] ?? "0").slice(0, 6)}`) * 1000;
+}
+
+/** Milliseconds (with their microseconds) as RFC 3339 UTC with six decimals. */
+export function formatTime(ms: number): string {
+  const whole = Math.floor(ms / 1000) * 1000;
+  const micros = Math.round((ms - whole) * 1000);
+  const seconds = new Date(whole).toISOString().slice(0, 19);
+  return `${seconds}.${String(Math.min(micros, 999_999)).padStart(6, "0")}Z`;
+}
+
+function timeOf(time: { value: string } | undefined, field: string): number | undefined {
   if (!time) return undefined;
-  const ms = Date.parse(time.value);
-  if (!Number.isFinite(ms) || !/[zZ]$/.test(time.value))
-    throw new InvalidExtents(`${field}: an RFC 3339 time in UTC ('Z') is required`);
+  const ms = parseTime(time.value);
+  if (ms === undefined) throw new InvalidExtents(`${field}: an RFC 3339 time in UTC ('Z') is required`);
   return ms;
 }
 
@@ -70,11 +89,11 @@ export function extentsOf(
   const upper = input.volume.altitude_upper?.value ?? null;
   if (lower !== null && upper !== null && lower > upper)
     throw new InvalidExtents("extents.volume: altitude_lower must not be above altitude_upper");
-  let startMs = parseTime(input.time_start, "extents.time_start");
+  let startMs = timeOf(input.time_start, "extents.time_start");
   if (startMs === undefined) startMs = previous?.startMs ?? nowMs;
   else if (nowMs - startMs > MAX_CLOCK_SKEW_MS)
     throw new InvalidExtents(`${kind} time_start must not be in the past`);
-  let endMs = parseTime(input.time_end, "extents.time_end") ?? previous?.endMs;
+  let endMs = timeOf(input.time_end, "extents.time_end") ?? previous?.endMs;
   if (endMs === undefined) {
     if (kind === "IdentificationServiceArea") throw new InvalidExtents(`${kind} must have a time_end`);
     endMs = startMs + MAX_SUBSCRIPTION_MS;

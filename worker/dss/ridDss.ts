@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
 import { AreaTooLarge } from "./cells";
-import { type Extents, extentsOf, InvalidExtents, type Volume4DInput } from "./extents";
+import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput } from "./extents";
 
 /**
  * The ASTM F3411-22a Discovery and Synchronization Service's data: Identification Service Areas
@@ -11,6 +11,8 @@ import { type Extents, extentsOf, InvalidExtents, type Volume4DInput } from "./e
  * by the object's alarm; queries skip them before that.
  */
 
+/** Ended entities stay readable by id this long before the alarm removes them. */
+export const ENDED_KEPT_MS = 3600_000;
 /** InterUSS's DSS allows one USS at most this many subscriptions over any one cell. */
 export const MAX_SUBSCRIPTIONS_PER_CELL = 10;
 
@@ -49,7 +51,7 @@ interface Row extends Record<string, SqlStorageValue> {
 
 type Table = "isas" | "subscriptions";
 
-const time = (ms: number): RfcTime => ({ value: new Date(ms).toISOString(), format: "RFC3339" });
+const time = (ms: number): RfcTime => ({ value: formatTime(ms), format: "RFC3339" });
 const fail = (status: DssStatus, message: string) => ({ ok: false as const, status, message });
 
 function asIsa(row: Row): Isa {
@@ -92,7 +94,7 @@ export class RidDss extends DurableObject<Bindings> {
     this.sql = ctx.storage.sql;
     for (const table of ["isas", "subscriptions"])
       this.sql.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, owner TEXT NOT NULL,
-        url TEXT NOT NULL, start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, alt_lo REAL, alt_hi REAL,
+        url TEXT NOT NULL, start_ms REAL NOT NULL, end_ms REAL NOT NULL, alt_lo REAL, alt_hi REAL,
         version TEXT NOT NULL, notification_index INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS cells (kind TEXT NOT NULL, cell TEXT NOT NULL, id TEXT NOT NULL,
       PRIMARY KEY (kind, cell, id)) WITHOUT ROWID`);
@@ -105,8 +107,9 @@ export class RidDss extends DurableObject<Bindings> {
     return this.inCells("isas", cells, Math.max(earliestMs, Date.now()), latestMs).map(asIsa);
   }
 
+  /** Also an ended ISA, until the alarm removes it (the qualifier's ISAExpiry reads one). */
   getIsa(id: string): Outcome<{ service_area: Isa }> {
-    const row = this.live("isas", id);
+    const row = this.row("isas", id);
     return row
       ? { ok: true, value: { service_area: asIsa(row) } }
       : fail(404, `IdentificationServiceArea ${id} not found`);
@@ -122,10 +125,16 @@ export class RidDss extends DurableObject<Bindings> {
     const outcome = this.ctx.storage.transactionSync(() => {
       const now = Date.now();
       const previous = this.row("isas", id);
+      // Bad extents are a 400 before any conflict, as in InterUSS's DSS.
+      const extents = checked(
+        "IdentificationServiceArea",
+        body.extents,
+        now,
+        version === undefined ? undefined : previous,
+      );
+      if (!extents.ok) return extents;
       const refused = this.refusal("IdentificationServiceArea", id, previous, owner, version);
       if (refused) return refused;
-      const extents = checked("IdentificationServiceArea", body.extents, now, previous);
-      if (!extents.ok) return extents;
       const touched = new Set([...(previous ? this.cellsOf("isas", id) : []), ...extents.value.cells]);
       const row = this.write("isas", id, owner, body.uss_base_url, extents.value, previous);
       const subscribers = this.notify([...touched], extents.value.startMs, extents.value.endMs);
@@ -177,10 +186,16 @@ export class RidDss extends DurableObject<Bindings> {
     const outcome = this.ctx.storage.transactionSync(() => {
       const now = Date.now();
       const previous = this.row("subscriptions", id);
+      // Bad extents are a 400 before any conflict, as in InterUSS's DSS.
+      const extents = checked(
+        "Subscription",
+        body.extents,
+        now,
+        version === undefined ? undefined : previous,
+      );
+      if (!extents.ok) return extents;
       const refused = this.refusal("Subscription", id, previous, owner, version);
       if (refused) return refused;
-      const extents = checked("Subscription", body.extents, now, previous);
-      if (!extents.ok) return extents;
       if (this.crowded(owner, id, extents.value.cells, now))
         return fail(429, "too many existing subscriptions in this area already");
       const row = this.write("subscriptions", id, owner, body.uss_base_url, extents.value, previous);
@@ -210,9 +225,9 @@ export class RidDss extends DurableObject<Bindings> {
     });
   }
 
-  /** Removes what has ended and sets the next alarm. */
+  /** Removes what ended ENDED_KEPT_MS ago and sets the next alarm. */
   override async alarm(): Promise<void> {
-    const now = Date.now();
+    const now = Date.now() - ENDED_KEPT_MS;
     this.ctx.storage.transactionSync(() => {
       for (const table of ["isas", "subscriptions"] as const) {
         this.sql.exec(
@@ -346,6 +361,6 @@ export class RidDss extends DurableObject<Bindings> {
       )
       .one().end_ms;
     if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next + 1);
+    else await this.ctx.storage.setAlarm(Math.ceil(next) + ENDED_KEPT_MS + 1);
   }
 }

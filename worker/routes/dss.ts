@@ -206,7 +206,26 @@ const routes = {
     request: { params: idVersion },
     responses: { 200: jsonResponse(z.object({ subscription: Subscription }), "Deleted"), ...WRITE_ERRORS },
   }),
+  deleteIsaWithoutVersion: createRoute({
+    method: "delete",
+    path: `${DSS}/identification_service_areas/{id}`,
+    summary: "F3411-22a DSS: refused, a delete names the ISA's version",
+    ...guarded(SP),
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 400: errorResponse("The version is missing"), ...AUTH_ERRORS },
+  }),
+  deleteSubscriptionWithoutVersion: createRoute({
+    method: "delete",
+    path: `${DSS}/subscriptions/{id}`,
+    summary: "F3411-22a DSS: refused, a delete names the subscription's version",
+    ...guarded(DP),
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 400: errorResponse("The version is missing"), ...AUTH_ERRORS },
+  }),
 };
+
+const versionMissing = (c: Context<AppEnv>) =>
+  c.json({ message: "version: the path must end with the entity's current version" }, 400);
 
 /** The one DSS object; its name is fixed so every isolate and location reaches the same one. */
 const dss = (c: Context<AppEnv>) => c.env.RID_DSS.get(c.env.RID_DSS.idFromName("f3411-22a"));
@@ -280,7 +299,10 @@ export const dssRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
   .openapi(routes.deleteSubscription, async (c) => {
     const { id, version } = c.req.valid("param");
     return answer(c, await dss(c).deleteSubscription(owner(c), id, version)) as never;
-  });
+  })
+  // Without a version the path is no route of the standard's; InterUSS's DSS and the qualifier say 400.
+  .openapi(routes.deleteIsaWithoutVersion, versionMissing)
+  .openapi(routes.deleteSubscriptionWithoutVersion, versionMissing);
 
 dssRoutes.onError(
   renderInterussError([
