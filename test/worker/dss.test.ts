@@ -90,7 +90,7 @@ describe("F3411-22a DSS: identification service areas", () => {
       id,
       { extents: extents(47.1, 8.1), uss_base_url: "https://x.example" },
       sp,
-      "abc",
+      "0000000000000001",
     );
     expect(stale.status).toBe(409);
     expect(stale.json.message).toMatch(/version/);
@@ -151,6 +151,8 @@ describe("F3411-22a DSS: identification service areas", () => {
     });
     expect(hugeSearch.status).toBe(413);
     expect((await call(`${DSS}/identification_service_areas?area=1,2,3`, { token: dp })).status).toBe(400);
+    const loop = `${area(47.2, 8.2)},${area(47.2, 8.2).split(",").slice(0, 2).join(",")}`;
+    expect((await call(`${DSS}/identification_service_areas?area=${loop}`, { token: dp })).status).toBe(400);
   });
 });
 
@@ -171,6 +173,13 @@ describe("F3411-22a DSS: times, expiry and paths", () => {
     expect((await call(`${DSS}/identification_service_areas/${id}`, { token: dp })).status).toBe(200);
     const found = await call(`${DSS}/identification_service_areas?area=${area(43.2, 4.2)}`, { token: dp });
     expect(found.json.service_areas).toEqual([]);
+    const version = (await call(`${DSS}/identification_service_areas/${id}`, { token: dp })).json.service_area
+      .version;
+    const deleted = await call(`${DSS}/identification_service_areas/${id}/${version}`, {
+      method: "DELETE",
+      token: sp,
+    });
+    expect(deleted.status).toBe(200);
   });
 
   it("refuses a delete without a version with 400", async () => {
@@ -256,9 +265,14 @@ describe("F3411-22a DSS: subscriptions", () => {
       subId,
       { extents: extents(45.1, 6.1), uss_base_url: "https://dp.example" },
       dp,
-      "0",
+      "0000000000000001",
     );
     expect(stale.status).toBe(409);
+    const malformed = await call(`${DSS}/subscriptions/${subId}/notacorrectversion`, {
+      method: "DELETE",
+      token: dp,
+    });
+    expect(malformed.status).toBe(400);
     const updated = await putSub(
       subId,
       { extents: extents(45.1, 6.1), uss_base_url: "https://dp2.example" },

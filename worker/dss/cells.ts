@@ -86,5 +86,9 @@ export function parsePolygonString(text: string): LatLng[] {
     throw new BadOutline("area must be at least 3 points as lat,lng pairs separated by commas");
   const vertices: LatLng[] = [];
   for (let i = 0; i < numbers.length; i += 2) vertices.push({ lat: numbers[i]!, lng: numbers[i + 1]! });
+  const [first, last] = [vertices[0]!, vertices[vertices.length - 1]!];
+  // The string is an open ring; InterUSS's DSS refuses one closed on its first point.
+  if (first.lat === last.lat && first.lng === last.lng)
+    throw new BadOutline("area must not repeat its first point at the end");
   return vertices;
 }

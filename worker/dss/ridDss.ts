@@ -13,6 +13,8 @@ import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput
 
 /** Ended entities stay readable by id this long before the alarm removes them. */
 export const ENDED_KEPT_MS = 3600_000;
+/** The versions nextVersion gives; any other is a malformed request (400), not a stale one (409). */
+const VERSION = /^[0-9a-f]{16}$/;
 /** InterUSS's DSS allows one USS at most this many subscriptions over any one cell. */
 export const MAX_SUBSCRIPTIONS_PER_CELL = 10;
 
@@ -150,10 +152,11 @@ export class RidDss extends DurableObject<Bindings> {
     version: string,
   ): Outcome<{ service_area: Isa; subscribers: SubscriberToNotify[] }> {
     return this.ctx.storage.transactionSync(() => {
-      const previous = this.live("isas", id);
+      // An ended ISA can still be deleted, as it can be read, until the alarm removes it.
+      const previous = this.row("isas", id);
       if (!previous) return fail(404, `IdentificationServiceArea ${id} not found`);
-      const refused = this.refusal("IdentificationServiceArea", id, previous, owner, version);
-      if (refused) return refused.status === 409 ? refused : fail(403, refused.message);
+      const refused = this.refusal("IdentificationServiceArea", id, previous, owner, version, true);
+      if (refused) return refused.status === 404 ? fail(403, refused.message) : refused;
       const subscribers = this.notify(this.cellsOf("isas", id), previous.start_ms, previous.end_ms);
       this.remove("isas", id);
       return { ok: true as const, value: { service_area: asIsa(previous), subscribers } };
@@ -219,7 +222,7 @@ export class RidDss extends DurableObject<Bindings> {
       const previous = this.live("subscriptions", id);
       if (!previous) return fail(404, `Subscription ${id} not found`);
       const refused = this.refusal("Subscription", id, previous, owner, version);
-      if (refused) return refused.status === 409 ? refused : fail(403, refused.message);
+      if (refused) return refused.status === 404 ? fail(403, refused.message) : refused;
       this.remove("subscriptions", id);
       return { ok: true as const, value: { subscription: asSubscription(previous) } };
     });
@@ -250,9 +253,11 @@ export class RidDss extends DurableObject<Bindings> {
     previous: Row | undefined,
     owner: string,
     version: string | undefined,
+    endedToo = false,
   ): { ok: false; status: DssStatus; message: string } | undefined {
-    const current = previous && previous.end_ms >= Date.now() ? previous : undefined;
+    const current = previous && (endedToo || previous.end_ms >= Date.now()) ? previous : undefined;
     if (version === undefined) return current ? fail(409, `${kind} ${id} already exists`) : undefined;
+    if (!VERSION.test(version)) return fail(400, `version: ${version} is not a version this DSS gives`);
     if (!current) return fail(404, `${kind} ${id} not found`);
     if (current.owner !== owner) return fail(403, `${kind} ${id} is owned by another client`);
     if (current.version !== version)
@@ -305,10 +310,10 @@ export class RidDss extends DurableObject<Bindings> {
     return full.length > 0;
   }
 
-  /** A version string that grows with every write (microseconds, base 36), never repeated. */
+  /** A version that grows with every write (microseconds as 16 hex digits), never repeated. */
   private nextVersion(): string {
     this.lastVersion = Math.max(Date.now() * 1000, this.lastVersion + 1);
-    return this.lastVersion.toString(36);
+    return this.lastVersion.toString(16).padStart(16, "0");
   }
 
   private write(table: Table, id: string, owner: string, url: string, extents: Extents, previous?: Row): Row {
