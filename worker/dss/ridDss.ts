@@ -13,8 +13,8 @@ import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput
 
 /** Ended entities stay readable by id this long before the alarm removes them. */
 export const ENDED_KEPT_MS = 3600_000;
-/** The versions nextVersion gives; any other is a malformed request (400), not a stale one (409). */
-const VERSION = /^[0-9a-f]{16}$/;
+/** Hex, as nextVersion gives: anything else is a malformed request (400), not a stale version (409). */
+const VERSION = /^[0-9a-f]{1,16}$/;
 /** InterUSS's DSS allows one USS at most this many subscriptions over any one cell. */
 export const MAX_SUBSCRIPTIONS_PER_CELL = 10;
 
