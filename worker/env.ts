@@ -107,6 +107,8 @@ export interface Bindings {
   FLIGHT_TELEMETRY: Cloudflare.Env["FLIGHT_TELEMETRY"];
   /** One Durable Object per account counts its live streams across flights (telemetry/accountStreams.ts). */
   ACCOUNT_STREAMS: Cloudflare.Env["ACCOUNT_STREAMS"];
+  /** The F3411-22a DSS's one Durable Object (worker/dss/ridDss.ts). */
+  RID_DSS: Cloudflare.Env["RID_DSS"];
 }
 
 export interface Account {

@@ -34,6 +34,7 @@ import { corsOriginRoutes } from "./routes/corsOrigins";
 import { createFlightPageRoutes, deeplinkRoutes } from "./routes/deeplink";
 import { devRoutes } from "./routes/dev";
 import { mountDocs } from "./routes/docs";
+import { dssRoutes } from "./routes/dss";
 import { elevationRoutes } from "./routes/elevation";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
@@ -176,6 +177,7 @@ app.route("/", systemRoutes);
 app.route("/", basemapRoutes);
 app.route("/", interussRoutes);
 app.route("/", ridRoutes);
+app.route("/", dssRoutes);
 app.route("/", createFlightPageRoutes(app.fetch));
 mountDocs(app);
 
@@ -193,5 +195,6 @@ export default Object.assign(app, {
   },
 });
 export type { AppType } from "./client";
+export { RidDss } from "./dss/ridDss";
 export { AccountStreams } from "./telemetry/accountStreams";
 export { FlightTelemetry } from "./telemetry/flightTelemetry";
