@@ -14,6 +14,7 @@ import { limitAccountWork } from "./middleware/accountWork";
 import { requireApiKey } from "./middleware/apiKey";
 import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
+import { pageProblems } from "./middleware/pageProblems";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { holdRefusals } from "./middleware/tarpit";
 import { pageAccount } from "./pages/api";
@@ -82,6 +83,9 @@ const app = createRouter();
 
 // Outermost: a refusal to a caller who keeps asking goes out late (middleware/tarpit.ts).
 app.use("*", holdRefusals);
+// A flight's pages refused in a browser: a page in words instead of JSend.
+app.use("/flight/v2/:flight_id/live", pageProblems);
+app.use("/flight/v2/:flight_id/briefing", pageProblems);
 // CORS first: a preflight needs no API key, and every answer (errors too) carries the headers.
 app.use("*", corsMiddleware);
 // ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).
