@@ -36,6 +36,7 @@ import { mountDocs } from "./routes/docs";
 import { elevationRoutes } from "./routes/elevation";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
+import { frontRoutes } from "./routes/front";
 import { healthRoutes } from "./routes/health";
 import { interussRoutes } from "./routes/interuss";
 import { keyRoutes } from "./routes/keys";
@@ -60,6 +61,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * relay's internal API, which checks its own credential.
  */
 const PUBLIC_PATHS = [
+  // The front page and the airspace map (routes/front.ts).
+  /^\/$/,
+  /^\/map(\/status)?\/?$/,
   /^\/health\/?$/,
   /^\/\.well-known\//,
   /^\/openapi\.json$/,
@@ -147,6 +151,7 @@ app.use("*", refuseOtherMethods(app));
 app.use("*", requireDocumentedBodyType(app));
 
 app.route("/", healthRoutes);
+app.route("/", frontRoutes);
 app.route("/", authRoutes);
 app.route("/", pilotLoginRoutes);
 app.route("/", keyRoutes);

@@ -333,7 +333,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
       await page.goto(link);
       const map = page.locator("svg#map");
       expect(await page.locator("#map .terrain .contour").count()).toBeGreaterThanOrEqual(4);
-      expect(await page.textContent("#map-legend")).toMatch(/hillshade and contours every \d+ ft/);
+      expect(await page.textContent("#map-legend")).toMatch(/shading and height lines every \d+ ft/);
       // Not a blank pane: most of the map differs from its commonest colour, and the ground is most of it.
       const withGround = await differingShare(page, map);
       console.log(`Jacksboro map: ${(withGround * 100).toFixed(0)}% of pixels differ from the background`);

@@ -50,7 +50,8 @@ if (svg && gl) {
       },
       bounds: [[west, south], [east, north]],
       interactive: false,
-      attributionControl: { compact: false },
+      // On a phone the credits fold into a button, so they never cover the scale bar.
+      attributionControl: { compact: svg.getBoundingClientRect().width < 600 },
       fadeDuration: 0,
     });
     map.on("error", (event) => console.warn("basemap:", event.error && event.error.message));
