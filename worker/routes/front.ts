@@ -5,6 +5,7 @@ import { responses } from "../lib/openapi";
 import { renderAirspaceMap } from "../pages/airspaceMap";
 import { renderFrontPage } from "../pages/front";
 import { mapPageSources } from "../pages/map/vectorBasemap";
+import { Status } from "../schemas/airspace";
 import { statusAtPoint } from "../services/airspaceStatus";
 import { airspaceMapAt, frontPage, MAP_SPAN_KM } from "../services/frontPage";
 
@@ -63,7 +64,7 @@ const mapStatus = createRoute({
       longitude: z.coerce.number().min(-180).max(180),
     }),
   },
-  responses: responses(z.record(z.string(), z.unknown()), "The status, as GET /status/v2/point gives it"),
+  responses: responses(Status, "The status, as GET /status/v2/point gives it"),
 });
 
 export const frontRoutes = createRouter()

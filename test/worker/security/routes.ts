@@ -360,6 +360,11 @@ export const PUBLIC_ROUTES: string[] = [
   // (test/worker/basemap.test.ts).
   "GET /maps/v1/basemap.json",
   "GET /maps/v1/basemap/:z/:x/:y",
+  // The front page and the airspace map with its status on a click: what a visitor meets
+  // (test/worker/front.test.ts, test/browser/front.test.ts).
+  "GET /",
+  "GET /map",
+  "GET /map/status",
 ];
 
 /**
