@@ -10,7 +10,10 @@ describe("GET /", () => {
   it("answers a JSON client in JSend and a browser with the page, listing public flights under way", async () => {
     const account = await createAccount("front");
     const { token } = await tokenFor(account, "front-pilot");
-    await activeFlight({ apiKey: account.apiKey, token }, { public: true, latitude: 36.3, longitude: -84.12 });
+    await activeFlight(
+      { apiKey: account.apiKey, token },
+      { public: true, latitude: 36.3, longitude: -84.12 },
+    );
     await activeFlight({ apiKey: account.apiKey, token }, { latitude: 36.31, longitude: -84.13 });
     const json = await call("/");
     expect(json.status).toBe(200);
