@@ -48,6 +48,7 @@ import { rulesRoutes } from "./routes/rules";
 import { statusRoutes } from "./routes/status";
 import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
+import { trackExportRoutes } from "./routes/trackExport";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
@@ -78,7 +79,7 @@ const PUBLIC_PATHS = [
   /^\/interuss\//,
   /^\/rid\/v2\//,
   // A browser's live stream and pages (live, briefing) carry a signed ticket instead; without one, the route asks for the API key.
-  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing)\/?$/,
+  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing|track)\/?$/,
   // The pages' vector basemap, as keyless as the pages.
   /^\/maps\/v1\/basemap(\.json$|\/)/,
 ];
@@ -90,6 +91,7 @@ app.use("*", holdRefusals);
 // A flight's pages refused in a browser: a page in words instead of JSend.
 app.use("/flight/v2/:flight_id/live", pageProblems);
 app.use("/flight/v2/:flight_id/briefing", pageProblems);
+app.use("/flight/v2/:flight_id/track", pageProblems);
 // CORS first: a preflight needs no API key, and every answer (errors too) carries the headers.
 app.use("*", corsMiddleware);
 // ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).
@@ -168,6 +170,7 @@ app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
+app.route("/", trackExportRoutes);
 app.route("/", briefingPageRoutes);
 app.route("/", webhookRoutes);
 app.route("/", appLinkRoutes);

@@ -206,6 +206,36 @@ describe.skipIf(!available)("the live flight page", () => {
     );
     const replayed = await page.$eval("#track polyline", (e) => e.getAttribute("points")!.split(" ").length);
     expect(replayed).toBeGreaterThanOrEqual(points);
+    // …and offers its track as CSV, GPX and KML, each opened by a reader of its format.
+    expect(await page.isVisible("#downloads")).toBe(true);
+    const read = await page.evaluate(async () => {
+      const get = async (f: string) => {
+        const res = await fetch((document.getElementById(`track-${f}`) as HTMLAnchorElement).href);
+        return { type: res.headers.get("content-type"), text: await res.text() };
+      };
+      const [csv, gpx, kml] = [await get("csv"), await get("gpx"), await get("kml")];
+      const xml = (t: string) => new DOMParser().parseFromString(t, "application/xml");
+      const g = xml(gpx.text);
+      const k = xml(kml.text);
+      return {
+        types: [csv.type, gpx.type, kml.type],
+        csvRows: csv.text.trim().split("\r\n").length - 1,
+        gpxPoints: g.getElementsByTagName("trkpt").length,
+        gpxErrors: g.getElementsByTagName("parsererror").length,
+        kmlCoords: k.getElementsByTagNameNS("http://www.google.com/kml/ext/2.2", "coord").length,
+        firstEle: Number(g.getElementsByTagName("ele")[0]?.textContent),
+      };
+    });
+    expect(read.types).toEqual([
+      "text/csv; charset=utf-8",
+      "application/gpx+xml",
+      "application/vnd.google-earth.kml+xml",
+    ]);
+    expect(read.gpxErrors).toBe(0);
+    expect(read.gpxPoints).toBeGreaterThan(10);
+    expect(read.csvRows).toBe(read.gpxPoints);
+    expect(read.kmlCoords).toBe(read.gpxPoints);
+    expect(read.firstEle).toBeGreaterThan(50);
     expect(browser.external).toEqual([]);
   });
 

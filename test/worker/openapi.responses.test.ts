@@ -47,6 +47,7 @@ const NOT_JSON: Record<string, string> = {
   "GET /flight/v2/{flight_id}/live": "text/html",
   "GET /flight/v2/{flight_id}/briefing": "text/html",
   "GET /map": "text/html",
+  "GET /flight/v2/{flight_id}/track": "text/csv",
 };
 
 /** Answer members that are free-form JSON by design (a schema accepting anything), with why. */
@@ -516,6 +517,11 @@ describe("answers of every operation validate against the document", () => {
     expect(page.headers.get("content-type")).toContain(NOT_JSON["GET /flight/v2/{flight_id}/live"]);
     await page.body?.cancel();
     checked.add("GET /flight/v2/{flight_id}/live");
+    const track = await SELF.fetch(`${BASE}/flight/v2/${id}/track?format=csv&ticket=${ticket.data.ticket}`);
+    expect(track.status).toBe(200);
+    expect(track.headers.get("content-type")).toContain(NOT_JSON["GET /flight/v2/{flight_id}/track"]);
+    await track.body?.cancel();
+    checked.add("GET /flight/v2/{flight_id}/track");
     const stream = await SELF.fetch(ticket.data.stream_url);
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toContain(

@@ -123,7 +123,15 @@ export function renderLivePage(model: LivePageModel): string {
 <dt>Conformance</dt><dd id="v-conf">–</dd></dl></section>
 <section aria-labelledby="alt-h"><h2 id="alt-h">Altitude over the terrain</h2><svg id="alt" viewBox="0 0 600 260" role="img" aria-label="Altitude in meters above mean sea level against time in UTC: the drone, the ceiling and the ground below it"></svg>
 <p class="legend">brown: ground below the track (our elevation data) · red: the drone (altitude_msl) · dashed: ceiling above ground · numbered: conformance events, one number for each kind</p></section>
-<section aria-labelledby="ev-h"><h2 id="ev-h">Conformance events</h2><ol id="events"></ol></section>
+<section aria-labelledby="ev-h"><h2 id="ev-h">Conformance events</h2><ol id="events"></ol>
+<p id="downloads"${model.state === "ended" ? "" : " hidden"}>Download the track: ${(
+    ["csv", "gpx", "kml"] as const
+  )
+    .map(
+      (f) =>
+        `<a id="track-${f}" href="/flight/v2/${encodeURIComponent(model.flightId)}/track?format=${f}&amp;ticket=${encodeURIComponent(model.ticket)}">${f.toUpperCase()}</a>`,
+    )
+    .join(" · ")}</p></section>
 </main>
 <script type="application/json" id="model">${json}</script>
 <script>${SCRIPT}</script></body></html>`;
@@ -179,6 +187,7 @@ function flightState(){var now=Date.now();return now<startMs?"planned":now<=endM
 function hhmm(ms){return new Date(ms).toISOString().slice(11,16)}
 function showState(){var s=flightState(),chip=$("flight-state");chip.className="chip "+s;
  chip.textContent=s==="planned"?"planned: starts "+hhmm(startMs)+" UTC":s==="active"?"active until "+hhmm(endMs)+" UTC":"ended at "+hhmm(endMs)+" UTC";
+ $("downloads").hidden=s!=="ended";
  var title=$("title").textContent.replace(/^S+ flight/,s==="planned"?"Planned flight":s==="active"?"Live flight":"Ended flight");$("title").textContent=title;document.title=title;return s}
 showState();setInterval(showState,10000);
 $("v-ceiling").textContent=model.ceiling==null?"none":model.ceiling+" m above ground";
