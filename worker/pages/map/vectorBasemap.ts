@@ -56,6 +56,8 @@ if (svg && gl) {
     });
     map.on("error", (event) => console.warn("basemap:", event.error && event.error.message));
     map.once("load", () => {
+      // MapLibre opens folded credits unfolded: fold them, the button shows them on a tap.
+      container.querySelector(".maplibregl-compact-show")?.classList.remove("maplibregl-compact-show");
       svg.classList.add("over-basemap");
       holder.dataset.state = "drawn";
     });
