@@ -20,7 +20,7 @@ import { rulesetStatements } from "../airspace/rulesets";
 import type { Seeder } from "./seeder";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
-const GENERATOR_VERSION = "4";
+const GENERATOR_VERSION = "5";
 const MARKER = "embedded-default";
 
 /**
