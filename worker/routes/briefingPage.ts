@@ -1,9 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
+import { project } from "../domain/map/view";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { withAccountWork } from "../middleware/accountWork";
 import { renderBriefingPage } from "../pages/briefing";
+import { mapLegend, renderLegend, renderMapSvg } from "../pages/map/svg";
 import { flightBriefing } from "../services/evaluation";
+import { flightAreaMap } from "../services/frontPage";
 import { watcher } from "./live";
 
 const briefingPageRoute = createRoute({
@@ -34,12 +37,37 @@ const briefingPageRoute = createRoute({
 export const briefingPageRoutes = createRouter().openapi(briefingPageRoute, async (c) => {
   const { flight } = await watcher(c, c.req.valid("param").flight_id);
   // Opened by a ticket, the evaluation runs in the flight's account's share of expensive work.
-  const page = await withAccountWork(c.env, flight.accountId, async () =>
-    renderBriefingPage(flight.id, await flightBriefing(c.var.db, flight, Date.now())),
-  );
+  const source = { bucket: c.env.ELEVATION, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
+  const { page, imageSources } = await withAccountWork(c.env, flight.accountId, async () => {
+    const briefing = await flightBriefing(c.var.db, flight, Date.now());
+    const colors = new Map(briefing.advisories.map((a) => [a.id, a.color as string]));
+    const drawn = await flightAreaMap(c.env, c.var.db, source, flight, colors);
+    const area = flight.geometry.coordinates
+      .map(
+        (r) =>
+          `${r.map((p, i) => `${i === 0 ? "M" : "L"}${project(drawn.frame, p).x} ${project(drawn.frame, p).y}`).join(" ")} Z`,
+      )
+      .join(" ");
+    const map =
+      renderMapSvg({
+        layers: drawn.layers,
+        area,
+        markers: [],
+        id: "map",
+        title: "The flight's area",
+        scaleId: "scale",
+      }) + renderLegend(mapLegend(drawn.layers));
+    const plan = {
+      startTime: flight.startTime,
+      endTime: flight.endTime,
+      maxAltitude: flight.maxAltitude,
+      map,
+    };
+    return { page: renderBriefingPage(flight.id, briefing, plan), imageSources: drawn.imageSources };
+  });
   c.header(
     "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    `default-src 'none'; style-src 'unsafe-inline'; img-src ${imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
   );
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");

@@ -1,4 +1,5 @@
 import { pointStatus } from "../domain/airspace/advisories";
+import { bboxOf, type Polygon } from "../domain/geojson";
 import { type MapContext, mapLayers } from "../domain/map/layers";
 import { fitFrame } from "../domain/map/view";
 import type { Bindings, Db } from "../env";
@@ -62,5 +63,29 @@ export async function airspaceMapAt(env: Bindings, db: Db, source: ElevationSour
     frame,
     imageSources: mapImageSources(mapBasemap(env)),
     vectorBasemap: map.vectorBasemap === true,
+  };
+}
+
+/**
+ * A flight's area on the shared map, as the briefing page shows it: the ground, the airspace around
+ * in the briefing's advisory colors, facility-map ceilings. Drawn without scripts (no vector basemap).
+ */
+export async function flightAreaMap(
+  env: Bindings,
+  db: Db,
+  source: ElevationSource,
+  flight: { geometry: Polygon; startTime: number; endTime: number },
+  colors: ReadonlyMap<string, string>,
+) {
+  const frame = fitFrame(bboxOf(flight.geometry), { width: 640, aspect: 0.6, padding: 0.6, minSpanM: 1500 });
+  const [context, ground] = await Promise.all([
+    mapContext(db, frame.box, flight.startTime, flight.endTime),
+    mapTerrain(source.bucket, frame, source.waitUntil),
+  ]);
+  const map: MapContext = { ...context, terrain: ground, basemap: mapBasemap(env), vectorBasemap: false };
+  return {
+    frame,
+    layers: mapLayers(frame, map, colors, "metric"),
+    imageSources: mapImageSources(mapBasemap(env)),
   };
 }
