@@ -1,12 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { project } from "../domain/map/view";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { withAccountWork } from "../middleware/accountWork";
 import { renderBriefingPage } from "../pages/briefing";
 import { mapLegend, renderLegend, renderMapSvg } from "../pages/map/svg";
-import { flightBriefing } from "../services/evaluation";
-import { flightAreaMap } from "../services/frontPage";
+import { briefingWithMap } from "../services/frontPage";
 import { watcher } from "./live";
 
 const briefingPageRoute = createRoute({
@@ -39,31 +37,17 @@ export const briefingPageRoutes = createRouter().openapi(briefingPageRoute, asyn
   // Opened by a ticket, the evaluation runs in the flight's account's share of expensive work.
   const source = { bucket: c.env.ELEVATION, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
   const { page, imageSources } = await withAccountWork(c.env, flight.accountId, async () => {
-    const briefing = await flightBriefing(c.var.db, flight, Date.now());
-    const colors = new Map(briefing.advisories.map((a) => [a.id, a.color as string]));
-    const drawn = await flightAreaMap(c.env, c.var.db, source, flight, colors);
-    const area = flight.geometry.coordinates
-      .map(
-        (r) =>
-          `${r.map((p, i) => `${i === 0 ? "M" : "L"}${project(drawn.frame, p).x} ${project(drawn.frame, p).y}`).join(" ")} Z`,
-      )
-      .join(" ");
+    const { briefing, layers, area, imageSources } = await briefingWithMap(c.env, c.var.db, source, flight);
     const map =
-      renderMapSvg({
-        layers: drawn.layers,
-        area,
-        markers: [],
-        id: "map",
-        title: "The flight's area",
-        scaleId: "scale",
-      }) + renderLegend(mapLegend(drawn.layers));
+      renderMapSvg({ layers, area, markers: [], id: "map", title: "The flight's area", scaleId: "scale" }) +
+      renderLegend(mapLegend(layers));
     const plan = {
       startTime: flight.startTime,
       endTime: flight.endTime,
       maxAltitude: flight.maxAltitude,
       map,
     };
-    return { page: renderBriefingPage(flight.id, briefing, plan), imageSources: drawn.imageSources };
+    return { page: renderBriefingPage(flight.id, briefing, plan), imageSources };
   });
   c.header(
     "Content-Security-Policy",

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { TRACK_FORMATS, type TrackFormat, trackFile } from "../domain/trackExport";
+import { TRACK_FORMATS, type TrackFormat } from "../domain/trackExport";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { withAccountWork } from "../middleware/accountWork";
-import { flightPositionArchive } from "../services/flightArchive";
+import { flightTrackFile } from "../services/flightArchive";
 import { watcher } from "./live";
 
 /**
@@ -43,13 +43,8 @@ const trackExport = createRoute({
 export const trackExportRoutes = createRouter().openapi(trackExport, async (c) => {
   const { flight } = await watcher(c, c.req.valid("param").flight_id);
   const { format } = c.req.valid("query");
-  // Every position the flight kept, each millisecond's first.
-  const window = { start: 0, end: Number.MAX_SAFE_INTEGER, intervalMs: 1 };
-  const body = await withAccountWork(c.env, flight.accountId, async () =>
-    trackFile(format, await flightPositionArchive(c.env, flight.id, window), {
-      flightId: flight.id,
-      creator: "Windsock",
-    }),
+  const body = await withAccountWork(c.env, flight.accountId, () =>
+    flightTrackFile(c.env, flight.id, format),
   );
   const name = `${flight.id.replace(/[^A-Za-z0-9_-]/g, "_")}.${TRACK_FORMATS[format].extension}`;
   c.header("Content-Type", TRACK_FORMATS[format].type);

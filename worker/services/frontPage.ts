@@ -1,13 +1,14 @@
 import { pointStatus } from "../domain/airspace/advisories";
-import { bboxOf, type Polygon } from "../domain/geojson";
+import { bboxOf } from "../domain/geojson";
 import { type MapContext, mapLayers } from "../domain/map/layers";
-import { fitFrame } from "../domain/map/view";
+import { fitFrame, project } from "../domain/map/view";
 import type { Bindings, Db } from "../env";
-import { activePublicFlights } from "../store/flights";
+import { activePublicFlights, type FlightRow } from "../store/flights";
 import { mapContext } from "../store/mapContext";
 import { statusInputs } from "./airspace";
 import { basemapConfig } from "./basemap";
 import type { ElevationSource } from "./elevation";
+import { flightBriefing } from "./evaluation";
 import { mapBasemap, mapImageSources, mapTerrain } from "./mapTerrain";
 import { systemStatus } from "./systemStatus";
 
@@ -67,25 +68,29 @@ export async function airspaceMapAt(env: Bindings, db: Db, source: ElevationSour
 }
 
 /**
- * A flight's area on the shared map, as the briefing page shows it: the ground, the airspace around
- * in the briefing's advisory colors, facility-map ceilings. Drawn without scripts (no vector basemap).
+ * The briefing page's content: the flight's briefing now, and its area on the shared map (the
+ * ground, the airspace around in the briefing's advisory colors, facility-map ceilings), drawn
+ * without scripts (no vector basemap).
  */
-export async function flightAreaMap(
-  env: Bindings,
-  db: Db,
-  source: ElevationSource,
-  flight: { geometry: Polygon; startTime: number; endTime: number },
-  colors: ReadonlyMap<string, string>,
-) {
+export async function briefingWithMap(env: Bindings, db: Db, source: ElevationSource, flight: FlightRow) {
+  const briefing = await flightBriefing(db, flight, Date.now());
+  const colors = new Map(briefing.advisories.map((a) => [a.id, a.color as string]));
   const frame = fitFrame(bboxOf(flight.geometry), { width: 640, aspect: 0.6, padding: 0.6, minSpanM: 1500 });
   const [context, ground] = await Promise.all([
     mapContext(db, frame.box, flight.startTime, flight.endTime),
     mapTerrain(source.bucket, frame, source.waitUntil),
   ]);
   const map: MapContext = { ...context, terrain: ground, basemap: mapBasemap(env), vectorBasemap: false };
+  const area = flight.geometry.coordinates
+    .map(
+      (ring) =>
+        `${ring.map((p, i) => `${i === 0 ? "M" : "L"}${project(frame, p).x} ${project(frame, p).y}`).join(" ")} Z`,
+    )
+    .join(" ");
   return {
-    frame,
+    briefing,
     layers: mapLayers(frame, map, colors, "metric"),
+    area,
     imageSources: mapImageSources(mapBasemap(env)),
   };
 }
