@@ -173,10 +173,16 @@ Windsock is running
   API key      ${apiKey}
   Pilot login  ${identity.issuer} (OpenID Provider)   user ${identity.username}  password ${devPilotPassword()}
 Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while the relay is down nothing
-listens on the telemetry port. Notes for developers only: ${path.relative(process.cwd(), details.file) || details.file}
+listens on the telemetry port. Notes for developers only: ${shortPath(details.file)}
 In another shell: . ${envFile.startsWith(".") || path.isAbsolute(envFile) ? envFile : `./${envFile}`}   (WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY)
 `);
 }
+
+/** A path relative to here when it lies below, else absolute. */
+const shortPath = (file: string) => {
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith("..") ? file : relative;
+};
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 

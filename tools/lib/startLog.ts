@@ -12,7 +12,7 @@ export function startLog(stateDir: string) {
     file,
     write(text: string): void {
       mkdirSync(stateDir, { recursive: true });
-      appendFileSync(file, `${new Date().toISOString()} ${text.trimEnd()}\n`);
+      appendFileSync(file, `${new Date().toISOString()} ${stripVTControlCharacters(text).trimEnd()}\n`);
     },
   };
 }
