@@ -76,7 +76,11 @@ function workerProject(name: string, files: { include: string[]; exclude?: strin
             JWT_PRIVATE_KEY: testJwtKey,
             TELEMETRY_MASTER_KEY: randomBytes(32).toString("base64"),
             RELAY_SECRET: "test-relay-secret",
-            // The operator's app identities for /.well-known/* (test values).
+            // The operator's app identities for the outer link and /.well-known/* (test values;
+            // wrangler.toml leaves them empty: no app).
+            DEEPLINK_APN: "dev.windsock.app",
+            DEEPLINK_ISI: "1000000001",
+            DEEPLINK_IBI: "dev.windsock.app",
             DEEPLINK_APPLE_TEAM_ID: "ABCDE12345",
             DEEPLINK_ANDROID_SHA256:
               "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5",

@@ -8,6 +8,7 @@ import type { Supervised } from "./lib/processes";
 import { describeError, namedStep, retryStep, StepFailed } from "./lib/retry";
 import { readGroupActivity } from "./lib/runtimeActivity";
 import { envFileText } from "./lib/serviceAddress";
+import { cronWarningLines, isOidcDevelopmentNotice, startLog } from "./lib/startLog";
 import { prepareStaticAssets } from "./lib/staticAssets";
 import type { Target } from "./lib/target";
 
@@ -90,6 +91,23 @@ function log(message: string) {
   console.log(`[start] ${message}`);
 }
 
+/** Lines `quiet` claims go to the start log instead of the terminal. */
+function quietLines(quiet: (line: string) => boolean): (line: string) => boolean {
+  return (line) => {
+    if (!quiet(line)) return false;
+    details.write(line);
+    return true;
+  };
+}
+
+/** What a user cannot act on goes to $STATE_DIR/start.log (the banner says so). */
+const details = startLog(STATE_DIR);
+const terminalWarn = console.warn;
+console.warn = (...args: unknown[]) => {
+  if (isOidcDevelopmentNotice(String(args[0]))) details.write(args.map(String).join(" "));
+  else terminalWarn(...args);
+};
+
 async function main() {
   const startedAt = Date.now();
   mkdirSync(STATE_DIR, { recursive: true });
@@ -139,12 +157,12 @@ async function main() {
   const envFile = path.relative(process.cwd(), ENV_FILE) || ENV_FILE;
   console.log(`
 Windsock is running
-  API          ${baseUrl}   (docs: ${baseUrl}/docs)
+  API          ${baseUrl}   (front page: ${baseUrl}/, docs: ${baseUrl}/docs)
   Telemetry    udp://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}${everywhere}   (relay metrics: http://127.0.0.1:${bound.metricsPort}/metrics)
   API key      ${apiKey}
   Pilot login  ${identity.issuer} (OpenID Provider)   user ${identity.username}  password ${devPilotPassword()}
 Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while the relay is down nothing
-listens on the telemetry port.
+listens on the telemetry port. Notes for developers only: ${shortPath(details.file)}
 In another shell: . ${envFile.startsWith(".") || path.isAbsolute(envFile) ? envFile : `./${envFile}`}   (WINDSOCK_URL, WINDSOCK_API_KEY, WINDSOCK_RELAY)
 `);
 }
@@ -158,7 +176,11 @@ async function prepareLocalState(identity: Awaited<ReturnType<typeof devIdentity
       seeders.map((seeder) =>
         namedStep(`seeding ${seeder.name}`, async () => {
           const started = Date.now();
-          await seeder.run(target, (m) => log(`${seeder.name}: ${m}`));
+          await seeder.run(
+            target,
+            (m) => log(`${seeder.name}: ${m}`),
+            (m) => details.write(`${seeder.name}: ${m}`),
+          );
           log(`${seeder.name}: ready in ${seconds(started)}`);
         }),
       ),
@@ -174,6 +196,12 @@ async function prepareLocalState(identity: Awaited<ReturnType<typeof devIdentity
     await target.close().catch(() => {});
   }
 }
+
+/** A path relative to here when it lies below, else absolute. */
+const shortPath = (file: string) => {
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith("..") ? file : relative;
+};
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
@@ -262,11 +290,11 @@ function superviseWorker(baseUrl: string, loginApplication: string) {
         // Its own process group, so stopping it also stops the workerd processes it starts.
         detached: true,
       });
-      if (child.stdout) echoWithoutProbes(child.stdout);
+      if (child.stdout) echoWithoutProbes(child.stdout, process.stdout, quietLines(cronWarningLines()));
+      if (child.stderr) echoWithoutProbes(child.stderr, process.stderr, quietLines(cronWarningLines()));
       // wrangler's own restart of a crashed runtime left the API hung: restart all of it at once,
       // without waiting for the health probes.
       child.stderr?.on("data", (chunk: Buffer) => {
-        process.stderr.write(chunk);
         if (/Workers runtime crashed/.test(chunk.toString())) {
           log("the worker's runtime crashed; restarting wrangler");
           signalGroup(child, "SIGKILL");

@@ -56,6 +56,8 @@ export interface Bindings {
    * MapLibre GL on both pages where WebGL works. Unset or empty: no vector basemap.
    */
   MAP_PMTILES_KEY?: string;
+  /** Who runs this copy, named on the front page (`/`); unset: the host name. */
+  OPERATOR_NAME?: string;
   /**
    * "true" lets user-set outbound URLs (webhooks, OpenID providers) reach this machine (localhost,
    * 127.0.0.1, [::1]) when ENVIRONMENT is development; ignored in any other mode (domain/outboundUrl.ts).

@@ -16,6 +16,7 @@ import { CACHE, cacheable } from "./middleware/cache";
 import { corsMiddleware } from "./middleware/cors";
 import { d1Session } from "./middleware/d1Session";
 import { readDialect } from "./middleware/dialect";
+import { pageProblems } from "./middleware/pageProblems";
 import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { holdRefusals } from "./middleware/tarpit";
 import { pageAccount } from "./pages/api";
@@ -38,6 +39,7 @@ import { dssRoutes } from "./routes/dss";
 import { elevationRoutes } from "./routes/elevation";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
+import { frontRoutes } from "./routes/front";
 import { healthRoutes } from "./routes/health";
 import { interussRoutes } from "./routes/interuss";
 import { keyRoutes } from "./routes/keys";
@@ -49,6 +51,7 @@ import { rulesRoutes } from "./routes/rules";
 import { statusRoutes } from "./routes/status";
 import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
+import { trackExportRoutes } from "./routes/trackExport";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
@@ -63,6 +66,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * relay's internal API, which checks its own credential.
  */
 const PUBLIC_PATHS = [
+  // The front page and the airspace map (routes/front.ts).
+  /^\/$/,
+  /^\/map(\/status)?\/?$/,
   /^\/health\/?$/,
   /^\/\.well-known\//,
   /^\/openapi\.json$/,
@@ -80,7 +86,7 @@ const PUBLIC_PATHS = [
   /^\/interuss\//,
   /^\/rid\/v2\//,
   // A browser's live stream and pages (live, briefing) carry a signed ticket instead; without one, the route asks for the API key.
-  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing)\/?$/,
+  /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing|track)\/?$/,
   // The pages' vector basemap, as keyless as the pages.
   /^\/maps\/v1\/basemap(\.json$|\/)/,
 ];
@@ -89,6 +95,10 @@ const app = createRouter();
 
 // Outermost: a refusal to a caller who keeps asking goes out late (middleware/tarpit.ts).
 app.use("*", holdRefusals);
+// A flight's pages refused in a browser: a page in words instead of JSend.
+app.use("/flight/v2/:flight_id/live", pageProblems);
+app.use("/flight/v2/:flight_id/briefing", pageProblems);
+app.use("/flight/v2/:flight_id/track", pageProblems);
 // CORS first: a preflight needs no API key, and every answer (errors too) carries the headers.
 app.use("*", corsMiddleware);
 // ETag, 304 and Cache-Control where answers are cacheable (worker/middleware/cache.ts).
@@ -146,6 +156,7 @@ app.use("*", refuseOtherMethods(app));
 app.use("*", requireDocumentedBodyType(app));
 
 app.route("/", healthRoutes);
+app.route("/", frontRoutes);
 app.route("/", authRoutes);
 app.route("/", pilotLoginRoutes);
 app.route("/", keyRoutes);
@@ -162,6 +173,7 @@ app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
+app.route("/", trackExportRoutes);
 app.route("/", briefingPageRoutes);
 app.route("/", webhookRoutes);
 app.route("/", appLinkRoutes);

@@ -333,7 +333,7 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
       await page.goto(link);
       const map = page.locator("svg#map");
       expect(await page.locator("#map .terrain .contour").count()).toBeGreaterThanOrEqual(4);
-      expect(await page.textContent("#map-legend")).toMatch(/hillshade and contours every \d+ ft/);
+      expect(await page.textContent("#map-legend")).toMatch(/shading and height lines every \d+ ft/);
       // Not a blank pane: most of the map differs from its commonest colour, and the ground is most of it.
       const withGround = await differingShare(page, map);
       console.log(`Jacksboro map: ${(withGround * 100).toFixed(0)}% of pixels differ from the background`);
@@ -366,22 +366,18 @@ describe.skipIf(!browserAvailable())("deep link in Chromium", () => {
     await page.goto(outer.href);
     expect(new URL(page.url()).pathname).toBe("/create_flight/v1/");
     expect(await page.title()).toContain("Create a flight");
-    // On an Android phone, without efr=1, the page in between offers the app, its store and the web page.
-    const android = await launch(PHONE, {
-      userAgent:
-        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
-    });
-    browsers.push(android);
-    const phonePage = await android.context.newPage();
-    outer.searchParams.delete("efr");
-    await phonePage.goto(outer.href);
-    const choices = await phonePage.$$eval("#choices a", (links) =>
-      links.map((a) => a.getAttribute("href")!),
-    );
-    expect(choices[0]).toMatch(
-      /^intent:\/\/127\.0\.0\.1:\d+\/create_flight\/v1\/\?.*;package=dev\.windsock\.app;/,
-    );
-    expect(choices[1]).toBe("https://play.google.com/store/apps/details?id=dev.windsock.app");
-    expect(new URL(choices[2]!).pathname).toBe("/create_flight/v1/");
+    // npm start configures no app (wrangler.toml): the link carries none, and phones open the web page.
+    expect(["apn", "isi", "ibi"].filter((name) => outer.searchParams.has(name))).toEqual([]);
+    for (const userAgent of [
+      "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+    ]) {
+      const phone = await launch(PHONE, { userAgent });
+      browsers.push(phone);
+      const phonePage = await phone.context.newPage();
+      await phonePage.goto(outer.href);
+      expect(new URL(phonePage.url()).pathname).toBe("/create_flight/v1/");
+      expect(await phonePage.title()).toContain("Create a flight");
+    }
   });
 });

@@ -84,6 +84,14 @@ describe.skipIf(!browserAvailable())("API reference at /docs in Chromium", () =>
     expect(names[0]).toMatch(/^ApiKey/);
     expect(names[1]).toMatch(/^Bearer/);
     expect(names.at(-1)).toMatch(/^InterussBearer/);
+    // It opens at the API key: its field has the focus, inside the dialog's visible part.
+    await page.waitForFunction(() => document.activeElement?.id === "api_key_value");
+    const [field, dialog] = await Promise.all([
+      page.locator("#api_key_value").boundingBox(),
+      page.locator(".dialog-ux .modal-ux-content").boundingBox(),
+    ]);
+    expect(field!.y).toBeGreaterThanOrEqual(dialog!.y);
+    expect(field!.y + field!.height).toBeLessThanOrEqual(dialog!.y + dialog!.height);
     await page.locator(".dialog-ux .modal-ux button.close-modal").click();
   });
 

@@ -121,8 +121,14 @@ describe.skipIf(!available)("the live flight page", () => {
 
     // The page saw what the API keeps.
     const events = await api(`/flight/v2/${id}/conformance`, { method: "GET", token });
-    const shown = await page.$$eval("#events li", (items) => items.length);
-    expect(shown).toBe(events.results.length);
+    // …grouped: one list item per kind of event, however often it repeats.
+    const kinds = new Set(events.results.map((e: { type: string }) => e.type));
+    const shown = await page.$$eval("#events li", (items) => items.map((i) => i.textContent!));
+    expect(shown).toHaveLength(kinds.size);
+    const repeated = events.results.filter((e: { type: string }) => e.type === "left_area").length;
+    if (repeated > 1) expect(shown.join("\n")).toContain(`left area ×${repeated}`);
+    // Titled in words, not by the raw id.
+    expect(await page.title()).toMatch(/^Live flight of \d{1,2} [A-Z][a-z]{2} \d{4}$/);
 
     // The flight's state is apart from the connection's.
     expect(await page.textContent("#flight-state")).toMatch(/^active until \d\d:\d\d UTC$/);
@@ -152,11 +158,28 @@ describe.skipIf(!available)("the live flight page", () => {
         return Math.min(...track.map(([tx, ty]) => Math.hypot(tx! - x!, ty! - y!)));
       });
     });
-    expect(placed.length).toBe(
+    expect(placed.length).toBeGreaterThanOrEqual(1);
+    expect(placed.length).toBeLessThanOrEqual(
       events.results.filter((e: { latitude: number | null }) => e.latitude !== null).length,
     );
     for (const distance of placed) expect(distance).toBeLessThan(1);
-    expect(await page.$$eval("#alt .event-tick", (ticks) => ticks.length)).toBe(events.results.length);
+    // Markers are rings under the track: the track is drawn after them, so it is never hidden.
+    expect(
+      await page.evaluate(() => {
+        const children = [...document.querySelector("#track")!.children];
+        const track = children.findIndex((c) => c.tagName === "polyline");
+        return children.every((c, i) => !c.classList.contains("event-marker") || i < track);
+      }),
+    ).toBe(true);
+    // The chart's event numbers never overlap one another.
+    const labels = await page.$$eval("#alt .event-tick", (ticks) =>
+      ticks.map((t) => {
+        const box = (t as SVGGraphicsElement).getBBox();
+        return [box.x, box.x + box.width];
+      }),
+    );
+    expect(labels.length).toBeGreaterThanOrEqual(1);
+    for (let i = 1; i < labels.length; i++) expect(labels[i]![0]!).toBeGreaterThan(labels[i - 1]![1]!);
 
     // The map over Gothenburg is not blank: the ground from our elevation covers most of it.
     const map = page.locator("svg#map");
@@ -177,11 +200,42 @@ describe.skipIf(!available)("the live flight page", () => {
       },
     );
     expect(await page.textContent("#flight-state")).toMatch(/^ended at \d\d:\d\d UTC$/);
+    expect(await page.title()).toMatch(/^Ended flight of /);
     await page.waitForFunction(() =>
       document.getElementById("status")?.textContent?.includes("the flight has ended"),
     );
     const replayed = await page.$eval("#track polyline", (e) => e.getAttribute("points")!.split(" ").length);
     expect(replayed).toBeGreaterThanOrEqual(points);
+    // …and offers its track as CSV, GPX and KML, each opened by a reader of its format.
+    expect(await page.isVisible("#downloads")).toBe(true);
+    const read = await page.evaluate(async () => {
+      const get = async (f: string) => {
+        const res = await fetch((document.getElementById(`track-${f}`) as HTMLAnchorElement).href);
+        return { type: res.headers.get("content-type"), text: await res.text() };
+      };
+      const [csv, gpx, kml] = [await get("csv"), await get("gpx"), await get("kml")];
+      const xml = (t: string) => new DOMParser().parseFromString(t, "application/xml");
+      const g = xml(gpx.text);
+      const k = xml(kml.text);
+      return {
+        types: [csv.type, gpx.type, kml.type],
+        csvRows: csv.text.trim().split("\r\n").length - 1,
+        gpxPoints: g.getElementsByTagName("trkpt").length,
+        gpxErrors: g.getElementsByTagName("parsererror").length,
+        kmlCoords: k.getElementsByTagNameNS("http://www.google.com/kml/ext/2.2", "coord").length,
+        firstEle: Number(g.getElementsByTagName("ele")[0]?.textContent),
+      };
+    });
+    expect(read.types).toEqual([
+      "text/csv; charset=utf-8",
+      "application/gpx+xml",
+      "application/vnd.google-earth.kml+xml",
+    ]);
+    expect(read.gpxErrors).toBe(0);
+    expect(read.gpxPoints).toBeGreaterThan(10);
+    expect(read.csvRows).toBe(read.gpxPoints);
+    expect(read.kmlCoords).toBe(read.gpxPoints);
+    expect(read.firstEle).toBeGreaterThan(50);
     expect(browser.external).toEqual([]);
   });
 

@@ -6,6 +6,7 @@ import {
   checkSilence,
   envelopeOf,
   type FlightEnvelope,
+  HYSTERESIS,
   initialState,
   type JudgedPosition,
   judgePosition,
@@ -96,29 +97,31 @@ describe("conformance over real terrain (SRTM3 tile N57E011, Gothenburg)", () =>
 
     expect(events.map((e) => e.type)).toEqual(["above_ceiling", "left_area", "back_in_conformance"]);
     const [above, left, back] = events;
-    // The first position more than 120 m above OUR ground, judged from altitude_msl − ground.
-    const firstHigh = positions.findIndex((p) => 180 - p.ground! > 120);
+    // Opened at the first position that has been more than 3 m over the 120 m ceiling (judged from
+    // altitude_msl − OUR ground) for 2 s, every position since beyond it too.
+    const over = (p: JudgedPosition) => 180 - p.ground! > 120 + HYSTERESIS.above_ceiling.beyondM;
+    const firstHigh = positions.findIndex((p) => over(p));
     expect(firstHigh).toBeGreaterThan(0);
-    expect(positions.slice(0, firstHigh).every((p) => 180 - p.ground! <= 120)).toBe(true);
+    expect(positions.slice(firstHigh, firstHigh + 3).every(over)).toBe(true);
+    const confirmed = firstHigh + 2;
     expect(above).toMatchObject({
-      at: new Date(positions[firstHigh]!.timestamp).toISOString(),
+      at: new Date(positions[confirmed]!.timestamp).toISOString(),
+      beyond_since: new Date(positions[firstHigh]!.timestamp).toISOString(),
       latitude: 57.67,
-      longitude: positions[firstHigh]!.longitude,
-      ground_elevation: positions[firstHigh]!.ground,
-      height_agl: 180 - positions[firstHigh]!.ground!,
+      longitude: positions[confirmed]!.longitude,
+      ground_elevation: positions[confirmed]!.ground,
+      height_agl: 180 - positions[confirmed]!.ground!,
       ceiling: 120,
     });
-    expect(above!.above_by_m).toBeCloseTo(180 - positions[firstHigh]!.ground! - 120, 2);
-    // Leaving the area: the first position east of 11.985°E, some meters outside.
-    const firstOut = positions.findIndex((p) => p.longitude > 11.985);
-    expect(left).toMatchObject({ type: "left_area", longitude: positions[firstOut]!.longitude });
-    expect(left!.distance_m).toBeGreaterThan(0);
-    expect(left!.distance_m).toBeLessThan(60);
-    // Outside, the ground rises again east of 11.985°E: the ceiling clears silently while the area
-    // is still open; back over the hill inside the area, the last problem clears.
-    const lastHigh = positions.findLastIndex((p) => 180 - p.ground! > 120);
-    expect(lastHigh).toBeGreaterThan(firstOut);
-    expect(back).toMatchObject({ type: "back_in_conformance", longitude: 11.97, cleared: ["left_area"] });
+    expect(above!.above_by_m).toBeCloseTo(180 - positions[confirmed]!.ground! - 120, 2);
+    // Leaving the area: the first position more than 10 m east of 11.985°E, confirmed 2 s later.
+    const firstOut = positions.findIndex((p) => p.longitude > 11.985 + 0.0002);
+    expect(left).toMatchObject({ type: "left_area", longitude: positions[firstOut + 2]!.longitude });
+    expect(left!.distance_m).toBeGreaterThan(60);
+    expect(left!.distance_m).toBeLessThan(160);
+    // Back over the hill inside the area, well within both margins: everything clears at once.
+    expect(back).toMatchObject({ type: "back_in_conformance", longitude: 11.97 });
+    expect(back!.cleared).toEqual(expect.arrayContaining(["left_area"]));
     expect(state.open).toEqual([]);
   });
 
@@ -139,16 +142,25 @@ describe("conformance over real terrain (SRTM3 tile N57E011, Gothenburg)", () =>
       ground: g!,
     });
     expect(ok.events).toEqual([]);
-    const high = judgePosition(envelope, ok.state, {
-      timestamp: START + 2000,
-      latitude: 57.67,
-      longitude: 11.97,
-      altitudeMsl: g! + 50.5,
-      ground: g!,
-    });
-    expect(high.events).toMatchObject([{ type: "above_ceiling", height_agl: 50.5, above_by_m: 0.5 }]);
+    const high = fly(
+      envelope,
+      [2, 3, 4].map((s) => ({
+        timestamp: START + s * 1000,
+        latitude: 57.67,
+        longitude: 11.97,
+        altitudeMsl: g! + 54.5,
+        ground: g!,
+      })),
+      ok.state,
+    );
+    expect(high.events).toMatchObject([{ type: "above_ceiling", height_agl: 54.5, above_by_m: 4.5 }]);
   });
 });
+
+/** The flight an envelope was made from, to vary one of its fields. */
+function flightOf(e: FlightEnvelope) {
+  return { geometry: e.area, startTime: e.startTime, endTime: e.endTime, maxAltitude: e.ceiling ?? 0 };
+}
 
 describe("conformance rules", () => {
   const envelope = envelopeOf({
@@ -171,25 +183,91 @@ describe("conformance rules", () => {
       at(1),
       at(2, { latitude: 47.02 }),
       at(3, { latitude: 47.03 }),
-      at(4),
-      at(5),
+      at(4, { latitude: 47.03 }),
+      at(5, { latitude: 47.03 }),
+      at(6),
+      at(7),
     ]);
     expect(events.map((e) => e.type)).toEqual(["left_area", "back_in_conformance"]);
+    expect(events[0]).toMatchObject({ at: new Date(START + 4000).toISOString() });
   });
 
   it("says so where no elevation is loaded, and neither opens nor clears the ceiling there", () => {
     const { events, state } = fly(envelope, [
-      at(1, { altitudeMsl: 600 }), // 150 m above ground: above the 100 m ceiling
-      at(2, { altitudeMsl: 600, ground: null, latitude: 47.02 }), // leaves; ground unknown
-      at(3, { altitudeMsl: 500, ground: null }), // back inside, ground still unknown
+      // 150 m above ground for 2 s: above the 100 m ceiling
+      ...[1, 2, 3].map((i) => at(i, { altitudeMsl: 600 })),
+      // leaves for 2 s; ground unknown
+      ...[4, 5, 6].map((i) => at(i, { altitudeMsl: 600, ground: null, latitude: 47.02 })),
+      at(7, { altitudeMsl: 500, ground: null }), // back inside, ground still unknown
     ]);
     expect(events.map((e) => e.type)).toEqual(["above_ceiling", "left_area"]);
     expect(events[1]).toMatchObject({ ground_elevation: null, height_agl: null });
     expect(String(events[1]!.elevation)).toMatch(/no ground elevation is loaded/);
     expect(state.open).toEqual(["above_ceiling"]);
     // Ground known again and below the ceiling: back in conformance.
-    const back = judgePosition(envelope, state, at(4));
+    const back = judgePosition(envelope, state, at(8));
     expect(back.events).toMatchObject([{ type: "back_in_conformance", cleared: ["above_ceiling"] }]);
+  });
+
+  it("raises nothing for a drone holding 60 m under a 200 ft (60.96 m) ceiling, however its height jitters", () => {
+    // telemetry:send --height 60 as the service measured it: 60.6–61.4 m above our ground, 5 a second.
+    const ceiling200ft = envelopeOf({ ...flightOf(envelope), maxAltitude: 60.96 });
+    const jitter = [0.4, -0.3, 0.1, 0.35, -0.4, 0.2, 0.05, -0.15];
+    const positions = Array.from({ length: 200 }, (_, i) => ({
+      ...at(0),
+      timestamp: START + 60_000 + i * 200,
+      altitudeMsl: 450 + 61 + jitter[i % jitter.length]!,
+    }));
+    expect(fly(ceiling200ft, positions).events).toEqual([]);
+  });
+
+  it("opens above_ceiling once for a real climb and clears it only back under the ceiling by its margin", () => {
+    // Meters above the ground under the 100 m ceiling: up to 110, back to just under it (still
+    // open), under 98 (cleared), then along the ceiling again (nothing).
+    const heights = [90, 110, 110, 110, 110, 101, 99, 100.5, 101, 100, 98.5, 97.5, 101, 102.5];
+    const { events, state } = fly(
+      envelope,
+      heights.map((h, i) => at(i, { altitudeMsl: 450 + h })),
+    );
+    expect(events.map((e) => [e.type, e.at])).toEqual([
+      ["above_ceiling", new Date(START + 3000).toISOString()],
+      ["back_in_conformance", new Date(START + 11_000).toISOString()],
+    ]);
+    expect(events[0]).toMatchObject({ beyond_since: new Date(START + 1000).toISOString(), above_by_m: 10 });
+    expect(state.open).toEqual([]);
+  });
+
+  it("does not open above_ceiling for a short spike, nor for one broken by a record within the margin", () => {
+    const heights = [150, 150, 102, 150, 150, 150, 102];
+    const { events } = fly(
+      envelope,
+      heights.map((h, i) => at(i * 0.9, { altitudeMsl: 450 + h })),
+    );
+    expect(events).toEqual([]);
+  });
+
+  it("ignores a track along the area's edge and clears a real exit only well inside", () => {
+    // The box's north edge is 47.01°; 1e-4° of latitude is about 11 m.
+    const lat = (metersOutside: number) => 47.01 + metersOutside / 111_195;
+    const along = [5, -4, 8, 9, -2, 7, 9.5, 3].map((m, i) => at(i, { latitude: lat(m) }));
+    expect(fly(envelope, along).events).toEqual([]);
+    const exit = [30, 30, 30, -2, -4, -6].map((m, i) => at(20 + i, { latitude: lat(m) }));
+    const { events } = fly(envelope, exit);
+    expect(events.map((e) => [e.type, e.at])).toEqual([
+      ["left_area", new Date(START + 22_000).toISOString()],
+      ["back_in_conformance", new Date(START + 25_000).toISOString()],
+    ]);
+    expect(events[0]!.distance_m).toBeCloseTo(30, 0);
+  });
+
+  it("scales the inside margin down for an area too small to be 5 m inside", () => {
+    const tiny = envelopeOf({ ...flightOf(envelope), geometry: box(8, 47, 8.0001, 47.0001) }); // ~7.6 × 11 m
+    const out = [1, 2, 3].map((i) => at(i, { latitude: 47.001, longitude: 8.00005 }));
+    const centre = at(4, { latitude: 47.00005, longitude: 8.00005 });
+    expect(fly(tiny, [...out, centre]).events.map((e) => e.type)).toEqual([
+      "left_area",
+      "back_in_conformance",
+    ]);
   });
 
   it("judges the time window by the record's own timestamp", () => {

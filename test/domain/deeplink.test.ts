@@ -107,6 +107,13 @@ describe("link building", () => {
     expect([...params.keys()].filter((k) => k === "link")).toHaveLength(1);
   });
 
+  it("leaves out the apps an operator has not configured, so phones open the web page", () => {
+    const outer = new URL(dynamicLink({ ...config, apn: "", isi: "", ibi: "" }, "https://x/", "s"));
+    expect(["apn", "isi", "ibi"].filter((name) => outer.searchParams.has(name))).toEqual([]);
+    const query = new URLSearchParams(outer.search);
+    expect(query.get("link")).toBe("https://x/");
+  });
+
   it("appends to a base that already has a query", () => {
     const outer = dynamicLink({ ...config, baseUrl: "https://l.example/?d=1" }, "https://x/", "s");
     expect(outer.startsWith("https://l.example/?d=1&link=https%3A%2F%2Fx%2F&")).toBe(true);

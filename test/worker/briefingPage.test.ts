@@ -34,6 +34,14 @@ describe("GET /flight/v2/{flight_id}/briefing", () => {
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
     expect(html).toContain("<h1>Flight briefing</h1>");
     for (const heading of ["Airspace", "Authorizations", "Rules"]) expect(html).toContain(`>${heading}</h2>`);
+    // The plan itself: its window and ceiling in words, its area on a map drawn without scripts.
+    expect(html).toMatch(
+      /<strong>\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d – \d\d:\d\d UTC<\/strong>, (up to \d+ m above the ground|no ceiling set)/,
+    );
+    expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" id="map"');
+    expect(html).toContain('id="map-legend"');
+    expect(html).not.toContain("<script");
+    expect(res.headers.get("content-security-policy")).toContain("img-src");
   });
 
   it("refuses a ticket for another flight, and answers 404 for a flight made without a plan", async () => {

@@ -124,16 +124,21 @@ describe("POST /flight/v2/{id}/telemetry (ASTM F3411 states) and conformance", (
     const t = Date.now();
     const res = await send(id, [
       state(50, { at: t }),
-      state(80, { at: t + 1000 }), // 80 m above our ground: over the 60 m ceiling
-      state(50, { at: t + 2000, lat: 10.51 }), // about 1.1 km north: outside the 200 m circle
-      state(50, { at: t + 3000 }),
+      // 80 m above our ground for 2 s: over the 60 m ceiling by more than its margin, long enough
+      state(80, { at: t + 1000 }),
+      state(80, { at: t + 2000 }),
+      state(80, { at: t + 3000 }),
+      // about 1.1 km north, outside the 200 m circle, for 2 s
+      state(50, { at: t + 4000, lat: 10.51 }),
+      state(50, { at: t + 6000, lat: 10.51 }),
+      state(50, { at: t + 7000 }),
     ]);
     expect(res.status, res.text).toBe(200);
-    expect(res.json.data).toEqual({ stored: 8, duplicates: 0 });
+    expect(res.json.data).toEqual({ stored: 14, duplicates: 0 });
 
     const back = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, as(pilot));
     const records = back.json.data.results as Record<string, any>[];
-    expect(records.map((r) => r.type)).toEqual(Array(4).fill(["position", "speed"]).flat());
+    expect(records.map((r) => r.type)).toEqual(Array(7).fill(["position", "speed"]).flat());
     expect(records[0]!.altitude_msl).toBeCloseTo(150, 1);
     expect(records[0]).toMatchObject({
       latitude: 10.5,
@@ -146,22 +151,35 @@ describe("POST /flight/v2/{id}/telemetry (ASTM F3411 states) and conformance", (
     expect(records[1]).toMatchObject({ velocity_y: 10, velocity_z: -1.5 });
 
     const events = await conformance(id);
-    expect(events.map((e) => e.type)).toEqual(["above_ceiling", "left_area", "back_in_conformance"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "above_ceiling",
+      "back_in_conformance",
+      "left_area",
+      "back_in_conformance",
+    ]);
     expect(events[0]).toMatchObject({
-      at: iso(t + 1000),
+      at: iso(t + 3000),
+      beyond_since: iso(t + 1000),
       latitude: 10.5,
       ground_elevation: GROUND,
       ceiling: 60,
     });
     expect(events[0]!.height_agl).toBeCloseTo(80, 1);
-    expect(events[1]).toMatchObject({ at: iso(t + 2000), latitude: 10.51 });
-    expect(events[1]!.distance_m).toBeGreaterThan(800);
-    expect(events[2]).toMatchObject({ at: iso(t + 3000), cleared: ["left_area"] });
+    // Down to 50 m at t + 4000 (under the ceiling by more than 2 m) while the exit is not yet held
+    // long enough: back in conformance; the exit is confirmed at t + 6000, the return at t + 7000.
+    expect(events[1]).toMatchObject({ at: iso(t + 4000), cleared: ["above_ceiling"] });
+    expect(events[2]).toMatchObject({ at: iso(t + 6000), beyond_since: iso(t + 4000), latitude: 10.51 });
+    expect(events[2]!.distance_m).toBeGreaterThan(800);
+    expect(events[3]).toMatchObject({ at: iso(t + 7000), cleared: ["left_area"] });
   });
 
   it("says so in the event where no elevation is loaded", async () => {
     const id = await flight({ latitude: 30.5, longitude: 20.5 });
-    await send(id, [state(500, { lat: 30.52, lng: 20.5, ground: 0 })]);
+    const t = Date.now();
+    await send(id, [
+      state(500, { lat: 30.52, lng: 20.5, ground: 0, at: t }),
+      state(500, { lat: 30.52, lng: 20.5, ground: 0, at: t + 2000 }),
+    ]);
     const [event] = await conformance(id);
     expect(event).toMatchObject({ type: "left_area", ground_elevation: null, height_agl: null });
     expect(event!.elevation).toMatch(/no ground elevation is loaded/);
@@ -232,7 +250,7 @@ describe("GET /flight/v2/{id}/telemetry/stream", () => {
     expect(stream.res.status).toBe(200);
     expect(stream.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const t = Date.now();
-    await send(id, [state(20, { at: t }), state(90, { at: t + 1000 })]);
+    await send(id, [state(90, { at: t }), state(90, { at: t + 2000 })]);
     const events = [];
     for (let i = 0; i < 5; i++) events.push(await stream.next());
     // A conformance event follows the record that caused it (the second position, before its speed).
@@ -242,7 +260,7 @@ describe("GET /flight/v2/{id}/telemetry/stream", () => {
     expect(new Set(ids).size).toBe(5);
     const back = await call(`/flight/v2/${encodeURIComponent(id)}/telemetry`, as(pilot));
     expect(events.filter((e) => e.event === "record").map((e) => e.data)).toEqual(back.json.data.results);
-    expect(events[3]!.data).toMatchObject({ type: "above_ceiling", at: iso(t + 1000) });
+    expect(events[3]!.data).toMatchObject({ type: "above_ceiling", at: iso(t + 2000) });
     await stream.close();
 
     // Resuming after the first event replays every later one, ids and all.
@@ -251,7 +269,7 @@ describe("GET /flight/v2/{id}/telemetry/stream", () => {
     for (let i = 0; i < 4; i++) replayed.push(await resumed.next());
     expect(replayed).toEqual(events.slice(1));
     // …then continues live.
-    await send(id, [state(20, { at: t + 2000 })]);
+    await send(id, [state(20, { at: t + 3000 })]);
     const live = [await resumed.next(), await resumed.next(), await resumed.next()];
     expect(live.map((e) => [e.event, e.data.type])).toEqual([
       ["record", "position"],

@@ -46,6 +46,8 @@ const NOT_JSON: Record<string, string> = {
   "GET /flight/v2/{flight_id}/telemetry/stream": "text/event-stream",
   "GET /flight/v2/{flight_id}/live": "text/html",
   "GET /flight/v2/{flight_id}/briefing": "text/html",
+  "GET /map": "text/html",
+  "GET /flight/v2/{flight_id}/track": "text/csv",
 };
 
 /** Answer members that are free-form JSON by design (a schema accepting anything), with why. */
@@ -527,6 +529,11 @@ describe("answers of every operation validate against the document", () => {
     expect(page.headers.get("content-type")).toContain(NOT_JSON["GET /flight/v2/{flight_id}/live"]);
     await page.body?.cancel();
     checked.add("GET /flight/v2/{flight_id}/live");
+    const track = await SELF.fetch(`${BASE}/flight/v2/${id}/track?format=csv&ticket=${ticket.data.ticket}`);
+    expect(track.status).toBe(200);
+    expect(track.headers.get("content-type")).toContain(NOT_JSON["GET /flight/v2/{flight_id}/track"]);
+    await track.body?.cancel();
+    checked.add("GET /flight/v2/{flight_id}/track");
     const stream = await SELF.fetch(ticket.data.stream_url);
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toContain(
@@ -588,6 +595,12 @@ describe("answers of every operation validate against the document", () => {
     const where = `latitude=${FALLON.latitude}&longitude=${FALLON.longitude}`;
     const line = JSON.stringify(FALLON_PATH);
     await ok("GET /status/v2/point", `/status/v2/point?${where}`, key);
+    await ok("GET /map/status", `/map/status?${where}`);
+    await ok("GET /", "/");
+    const map = await call(`/map?${where}`, { headers: { Accept: "text/html" } });
+    expect(map.status).toBe(200);
+    expect(map.headers.get("content-type")).toContain(NOT_JSON["GET /map"]);
+    checked.add("GET /map");
     await ok("GET /status/v2/polygon", `/status/v2/polygon?geometry=${enc(area)}`, key);
     await ok("POST /status/v2/polygon", "/status/v2/polygon", {
       ...key,

@@ -44,7 +44,7 @@ describe("the live page's map", () => {
     expect(html).toContain('class="terrain"');
     expect(html).toMatch(/<image class="hillshade" href="data:image\/png;base64,[A-Za-z0-9+/=]{100,}"/);
     expect((html.match(/class="contour/g) ?? []).length).toBeGreaterThanOrEqual(4);
-    expect(html).toMatch(/hillshade and contours every \d+ m \(\d+–\d+ m\)/);
+    expect(html).toMatch(/shading and height lines every \d+ m \(\d+–\d+ m\)/);
   });
 
   it("draws no ground where no tile is loaded, and the legend says why", async () => {
@@ -90,6 +90,6 @@ describe("the deep-link page's map", () => {
     const html = await res.text();
     expect(html).toContain('class="terrain"');
     expect(html).toContain('id="map-legend"');
-    expect(html).toMatch(/hillshade and contours every \d+ m/);
+    expect(html).toMatch(/shading and height lines every \d+ m/);
   });
 });

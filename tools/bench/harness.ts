@@ -305,7 +305,8 @@ interface ServiceHandle {
 export async function startService(
   options: { limited?: boolean; traced?: boolean } = {},
 ): Promise<{ ctx: BenchContext; stop: () => Promise<void> }> {
-  const port = Number(process.env.BENCH_PORT ?? 8790);
+  // Not 8790: the development provider of a default npm start listens there (PORT + 3).
+  const port = Number(process.env.BENCH_PORT ?? 8797);
   const telemetryPort = Number(process.env.BENCH_TELEMETRY_PORT ?? 16190);
   const stateDir = path.resolve(ROOT, process.env.BENCH_STATE_DIR ?? ".wrangler/bench-state");
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -31,7 +31,7 @@ const suites: BenchSuite[] = [
   latency,
 ];
 
-const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8790, with state in
+const HELP = `Benchmarks the local service (started here on BENCH_PORT, default 8797, with state in
 BENCH_STATE_DIR, default .wrangler/bench-state). Ratios compare routes measured in this same run.
 Rate limits and the per-account share of expensive work are lifted, except for the noisy suite,
 which runs last on a copy started with them on.

@@ -261,16 +261,25 @@ function page(res: ServerResponse, status: number, html: string) {
   res.end(html);
 }
 
+/** The sign-in page, styled like the service's own pages, so a pilot trying the flow is not lost. */
 function loginForm(uid: string, problem?: string): string {
-  return `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Sign in (development provider)</title>
-<h1>Sign in to Windsock's development provider</h1>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sign in (development provider)</title><style>
+:root{color-scheme:light dark}body{margin:0;font:16px/1.5 system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;background:#f6f7f9}
+@media (prefers-color-scheme:dark){body{background:#0f1216;color:#e6e9ee}main{background:#181c22!important}}
+main{width:min(24rem,100% - 2rem);padding:1.5rem 1.8rem;background:#fff;border-radius:.7rem;box-shadow:0 1px 3px #0003}
+h1{font-size:1.25rem;margin:0 0 .3rem}p.note{color:#6b7280;font-size:.9rem;margin:0 0 1rem}
+form{display:grid;gap:.8rem}label{display:grid;gap:.25rem;font-weight:600;font-size:.95rem}
+input{font:inherit;padding:.55rem .7rem;border:1px solid #9ca3af;border-radius:.4rem}
+button{font:inherit;font-weight:600;padding:.65rem;border:0;border-radius:.4rem;background:#1d4ed8;color:#fff;cursor:pointer}
+[role=alert]{background:#fee2e2;color:#991b1b;padding:.5rem .7rem;border-radius:.4rem}</style></head><body><main>
+<h1>Sign in</h1><p class="note">Windsock's development provider: the user and password <code>npm start</code> printed.</p>
 ${problem ? `<p role="alert">${problem}</p>` : ""}
 <form method="post" action="/interaction/${uid}/login">
-<label>Username <input name="username" autocomplete="username" required></label>
+<label>Username <input name="username" autocomplete="username" required autofocus></label>
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
-</form></html>`;
+</form></main></body></html>`;
 }
 
 /**

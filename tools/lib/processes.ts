@@ -166,9 +166,14 @@ export const isProbeLogLine = (line: string) =>
  * Copies a child's output to `out` line by line, leaving out the request log of npm start's own
  * health probes: two lines a second would bury every request a user makes.
  */
-export function echoWithoutProbes(stream: Readable, out: Writable = process.stdout): void {
+export function echoWithoutProbes(
+  stream: Readable,
+  out: Writable = process.stdout,
+  /** Lines taken elsewhere (true: not echoed). */
+  elsewhere: (line: string) => boolean = () => false,
+): void {
   createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
-    if (!isProbeLogLine(line)) out.write(`${line}\n`);
+    if (!isProbeLogLine(line) && !elsewhere(line)) out.write(`${line}\n`);
   });
 }
 

@@ -20,7 +20,7 @@ import { rulesetStatements } from "../airspace/rulesets";
 import type { Seeder } from "./seeder";
 
 /** Bump when the generated records change shape, so existing local state is rebuilt. */
-const GENERATOR_VERSION = "4";
+const GENERATOR_VERSION = "5";
 const MARKER = "embedded-default";
 
 /**
@@ -30,7 +30,7 @@ const MARKER = "embedded-default";
  */
 export const airspaceSeeder: Seeder = {
   name: "airspace",
-  async run(target, log) {
+  async run(target, log, detail) {
     const version = inputsDigest(GENERATOR_VERSION);
     if ((await loadedDatasetVersion(target, MARKER)) === version) {
       log("embedded default already loaded");
@@ -46,10 +46,14 @@ export const airspaceSeeder: Seeder = {
     const classAirspace = readFaaClassPrimitives(fieldPositions(airports));
     const { faa, synthetic } = embeddedControlledAirspace(airports, classAirspace.features);
     log(`${faa.length} FAA Class B/C/D shelves (${classAirspace.cycle})`);
+    const unrepaired = `left as they are: ${classAirspace.unrepaired.join(", ") || "none"}`;
     log(
       `${classAirspace.repaired.length} surface shelves that missed their field rebuilt from their airport's other shelves; ` +
-        `left as they are: ${classAirspace.unrepaired.join(", ") || "none"}`,
+        (detail
+          ? `${classAirspace.unrepaired.length} left as they are (named in the start log)`
+          : unrepaired),
     );
+    detail?.(`surface shelves ${unrepaired}`);
     placeRecords([...airportRecords, ...faa, ...synthetic.features], jurisdictions);
 
     await target.execute(rulesetStatements(rulesets));

@@ -7,11 +7,26 @@ import type { Polygon } from "./geojson";
  * Conformance monitoring of live telemetry against the flight's plan: its area (the stored flight
  * geometry, which already includes the buffer), its time window, its ceiling in meters above OUR
  * ground elevation, and gaps in telemetry. Pure: the caller supplies the ground elevation below each
- * position and the clock; events are emitted on transitions only.
+ * position and the clock; events are emitted on transitions only, with hysteresis (HYSTERESIS) so
+ * that a drone flying along a limit, within the noise of its GPS and of our ground, raises nothing.
  */
 
 /** No record for this long while the flight is active (after its first record): telemetry_lost. */
 export const TELEMETRY_LOST_MS = 15_000;
+
+/**
+ * Per spatial limit: a problem opens only once the drone is beyond the limit by more than
+ * `beyondM` for at least `holdMs` (of the records' own time, every position in between beyond it
+ * too), and clears only once it is back inside by at least `insideM`. The margins cover GPS error
+ * (a few meters across, more up) and the gap between the drone's idea of the ground and ours.
+ * The time window needs none: records are judged in timestamp order, so time cannot flap.
+ */
+export const HYSTERESIS = {
+  above_ceiling: { beyondM: 3, holdMs: 2000, insideM: 2 },
+  left_area: { beyondM: 10, holdMs: 2000, insideM: 5 },
+} as const;
+
+type SpatialProblem = keyof typeof HYSTERESIS;
 
 export type ProblemType = "left_area" | "above_ceiling" | "outside_time" | "telemetry_lost";
 export type ConformanceType = ProblemType | "back_in_conformance";
@@ -37,6 +52,8 @@ export interface FlightEnvelope {
 /** The monitor's memory between records; plain JSON so the Durable Object can keep it. */
 export interface MonitorState {
   open: ProblemType[];
+  /** When each spatial problem's current run beyond its margin began (records' time), not yet held long enough. */
+  beyondSince?: Partial<Record<SpatialProblem, number>>;
   /** Timestamp of the newest position judged: older positions arriving late are not judged again. */
   lastPositionAt: number | null;
   lastLatitude: number | null;
@@ -46,7 +63,14 @@ export interface MonitorState {
 }
 
 export function initialState(): MonitorState {
-  return { open: [], lastPositionAt: null, lastLatitude: null, lastLongitude: null, lastReceivedAt: null };
+  return {
+    open: [],
+    beyondSince: {},
+    lastPositionAt: null,
+    lastLatitude: null,
+    lastLongitude: null,
+    lastReceivedAt: null,
+  };
 }
 
 /** A position record with the ground elevation (meters, EGM96) below it, null where none is loaded. */
@@ -85,7 +109,10 @@ export function recordArrived(state: MonitorState, now: number, at: number): Out
   return close(next, ["telemetry_lost"], at, state.lastLatitude, state.lastLongitude, {});
 }
 
-/** Judges one position; events for the problems it opens, or back_in_conformance when all cleared. */
+/**
+ * Judges one position; events for the problems it opens (held beyond their margin long enough), or
+ * back_in_conformance when the last open one has cleared (back inside by its margin).
+ */
 export function judgePosition(envelope: FlightEnvelope, state: MonitorState, p: JudgedPosition): Outcome {
   if (state.lastPositionAt !== null && p.timestamp < state.lastPositionAt) return { state, events: [] };
   const heightAgl = p.ground === null ? null : round2(p.altitudeMsl - p.ground);
@@ -98,55 +125,117 @@ export function judgePosition(envelope: FlightEnvelope, state: MonitorState, p: 
   if (p.ground === null)
     details.elevation = "no ground elevation is loaded below this position: the ceiling was not checked";
 
-  // Details are computed only for an event that is emitted: most records change nothing.
-  const present = new Map<ProblemType, () => Record<string, unknown>>();
-  if (!booleanPointInPolygon([p.longitude, p.latitude], envelope.area)) {
-    present.set("left_area", () => {
-      const distance = pointToPolygonDistance([p.longitude, p.latitude], envelope.area, { units: "meters" });
-      return { distance_m: round2(Math.abs(distance)) };
-    });
-  }
-  if (p.timestamp < envelope.startTime || p.timestamp > envelope.endTime) {
-    present.set("outside_time", () => ({
-      start_time: isoTime(envelope.startTime),
-      end_time: isoTime(envelope.endTime),
-      [p.timestamp < envelope.startTime ? "early_by_s" : "late_by_s"]: round2(
-        (p.timestamp < envelope.startTime
-          ? envelope.startTime - p.timestamp
-          : p.timestamp - envelope.endTime) / 1000,
-      ),
-    }));
-  }
-  // Without ground below, the ceiling cannot be judged: an open above_ceiling stays open and none opens.
-  const ceilingKnown = envelope.ceiling !== null && heightAgl !== null;
-  if (ceilingKnown && heightAgl! > envelope.ceiling!) {
-    present.set("above_ceiling", () => ({ above_by_m: round2(heightAgl! - envelope.ceiling!) }));
+  const open = [...state.open];
+  const beyondSince = { ...state.beyondSince };
+  const opened: [ProblemType, Record<string, unknown>][] = [];
+  const cleared: ProblemType[] = [];
+
+  /** One spatial limit: `beyondBy` is how far past it the drone is (negative: inside by that much). */
+  const judge = (
+    type: SpatialProblem,
+    beyondBy: number,
+    insideMargin: () => number,
+    extra: () => Record<string, unknown>,
+  ) => {
+    const rule = HYSTERESIS[type];
+    if (open.includes(type)) {
+      if (beyondBy <= -insideMargin()) cleared.push(type);
+      return;
+    }
+    if (beyondBy <= rule.beyondM) {
+      delete beyondSince[type];
+      return;
+    }
+    const since = beyondSince[type] ?? p.timestamp;
+    if (p.timestamp - since < rule.holdMs) {
+      beyondSince[type] = since;
+      return;
+    }
+    delete beyondSince[type];
+    opened.push([type, { ...extra(), beyond_since: isoTime(since) }]);
+  };
+
+  // Distances are computed only where they can change something: most records are well inside.
+  const point = [p.longitude, p.latitude];
+  const inside = booleanPointInPolygon(point, envelope.area);
+  if (!inside || open.includes("left_area")) {
+    const distance = Math.abs(pointToPolygonDistance(point, envelope.area, { units: "meters" }));
+    const beyondBy = inside ? -distance : distance;
+    judge(
+      "left_area",
+      beyondBy,
+      () => Math.min(HYSTERESIS.left_area.insideM, narrowestSideM(envelope.area) / 4),
+      () => ({ distance_m: round2(beyondBy) }),
+    );
+  } else {
+    delete beyondSince.left_area;
   }
 
-  const base: MonitorState = {
-    ...state,
-    lastPositionAt: p.timestamp,
-    lastLatitude: p.latitude,
-    lastLongitude: p.longitude,
-  };
-  const events: ConformanceEvent[] = [];
-  const open = [...state.open];
-  for (const [type, extra] of present) {
-    if (open.includes(type)) continue;
-    open.push(type);
-    events.push(event(type, p.timestamp, p.latitude, p.longitude, { ...details, ...extra() }));
+  const outsideTime = p.timestamp < envelope.startTime || p.timestamp > envelope.endTime;
+  if (outsideTime && !open.includes("outside_time")) {
+    const early = p.timestamp < envelope.startTime;
+    opened.push([
+      "outside_time",
+      {
+        start_time: isoTime(envelope.startTime),
+        end_time: isoTime(envelope.endTime),
+        [early ? "early_by_s" : "late_by_s"]: round2(
+          (early ? envelope.startTime - p.timestamp : p.timestamp - envelope.endTime) / 1000,
+        ),
+      },
+    ]);
+  } else if (!outsideTime && open.includes("outside_time")) {
+    cleared.push("outside_time");
   }
-  const cleared = open.filter(
-    (type) =>
-      !present.has(type) &&
-      type !== "telemetry_lost" &&
-      !(type === "above_ceiling" && envelope.ceiling !== null && heightAgl === null),
-  );
+
+  // Without ground below, the ceiling cannot be judged: an open above_ceiling stays open and none opens.
+  if (envelope.ceiling === null) {
+    delete beyondSince.above_ceiling;
+    if (open.includes("above_ceiling")) cleared.push("above_ceiling");
+  } else if (heightAgl === null) {
+    delete beyondSince.above_ceiling;
+  } else {
+    const beyondBy = heightAgl - envelope.ceiling;
+    judge(
+      "above_ceiling",
+      beyondBy,
+      () => HYSTERESIS.above_ceiling.insideM,
+      () => ({ above_by_m: round2(beyondBy) }),
+    );
+  }
+
+  const events: ConformanceEvent[] = [];
+  for (const [type, extra] of opened) {
+    open.push(type);
+    events.push(event(type, p.timestamp, p.latitude, p.longitude, { ...details, ...extra }));
+  }
   const stillOpen = open.filter((type) => !cleared.includes(type));
   if (cleared.length > 0 && stillOpen.length === 0) {
     events.push(event("back_in_conformance", p.timestamp, p.latitude, p.longitude, { ...details, cleared }));
   }
-  return { state: { ...base, open: stillOpen }, events };
+  const next: MonitorState = {
+    ...state,
+    open: stillOpen,
+    beyondSince,
+    lastPositionAt: p.timestamp,
+    lastLatitude: p.latitude,
+    lastLongitude: p.longitude,
+  };
+  return { state: next, events };
+}
+
+/** The narrower side of the area's bounding box in meters: a small area's inside margin is scaled to it. */
+function narrowestSideM(area: Polygon): number {
+  let [west, south, east, north] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [lng, lat] of area.coordinates[0] ?? []) {
+    west = Math.min(west, lng!);
+    east = Math.max(east, lng!);
+    south = Math.min(south, lat!);
+    north = Math.max(north, lat!);
+  }
+  const metersPerDegree = 111_320;
+  const width = (east - west) * metersPerDegree * Math.cos((((south + north) / 2) * Math.PI) / 180);
+  return Math.min(width, (north - south) * metersPerDegree);
 }
 
 /**

@@ -5,17 +5,48 @@ type Briefing = ReturnType<typeof briefing>;
 
 const words = (code: string) => code.replace(/_/g, " ");
 
+/** What the page says about the plan beside its evaluation: its window, ceiling and map (HTML). */
+export interface BriefedPlan {
+  startTime: number;
+  endTime: number;
+  /** Meters above ground; 0: none. */
+  maxAltitude: number;
+  map: string;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+/** "29 Nov 2026, 14:05", UTC. */
+const when = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${hhmm(ms)}`;
+};
+
 /**
  * A flight's briefing as its pilot reads it in a browser (the deep-link result page links here):
  * the same evaluation `GET /flight/v2/plan/{plan_id}/briefing` answers, in words.
  */
-export const renderBriefingPage = (flightId: string, b: Briefing) =>
+export const renderBriefingPage = (flightId: string, b: Briefing, plan: BriefedPlan) =>
   html(
-    <Document title={`Briefing · ${flightId}`}>
+    <Document title={`Flight briefing, ${when(plan.startTime)}`}>
       <h1>Flight briefing</h1>
-      <p>
-        Flight <code>{flightId}</code>, plan <code>{b.flight_plan_id}</code>; evaluated {b.created_at}.
+      <p id="plan">
+        <strong>
+          {when(plan.startTime)} –{" "}
+          {plan.endTime - plan.startTime < 86_400_000 ? hhmm(plan.endTime) : when(plan.endTime)} UTC
+        </strong>
+        ,{" "}
+        {plan.maxAltitude > 0 ? `up to ${Math.round(plan.maxAltitude)} m above the ground` : "no ceiling set"}
+        .{" "}
+        <small>
+          Flight <code>{flightId}</code>, plan <code>{b.flight_plan_id}</code>; evaluated{" "}
+          {when(Date.parse(b.created_at))} UTC.
+        </small>
       </p>
+      <section aria-labelledby="map-heading">
+        <h2 id="map-heading">Where</h2>
+        <div dangerouslySetInnerHTML={{ __html: plan.map }} />
+      </section>
       <section aria-labelledby="airspace-heading">
         <h2 id="airspace-heading">Airspace</h2>
         <p id="advisory-color">

@@ -74,7 +74,10 @@ export function liveMap(area: Polygon, context: MapContext): LiveMap {
   const legend = renderLegend([
     ...mapLegend(layers),
     { color: "#d12f2f", style: "line", text: "track; dot: latest position" },
-    { color: "#b42318", text: "conformance events where they happened (green: back in conformance)" },
+    {
+      color: "#b42318",
+      text: "conformance events where they happened, one number for each kind (green: back in conformance)",
+    },
   ]);
   return {
     svg,
@@ -107,9 +110,9 @@ export function renderLivePage(model: LivePageModel): string {
     /</g,
     "\\u003c",
   );
-  const title = `Flight ${escapeHtml(model.flightId)} live`;
+  const title = escapeHtml(pageTitle(model.state, model.startTime));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}</style></head><body>
-<header><h1>${title}</h1><span id="flight-state" class="chip ${model.state}">${escapeHtml(stateText(model.state, model.startTime, model.endTime))}</span><span>connection: <span id="status" role="status">${model.state === "ended" ? "connecting to replay the recorded flight…" : "connecting…"}</span></span><span id="window" class="legend">planned ${escapeHtml(windowText(model.startTime, model.endTime))}</span></header>
+<header><h1 id="title">${title}</h1><span id="flight-state" class="chip ${model.state}">${escapeHtml(stateText(model.state, model.startTime, model.endTime))}</span><span>connection: <span id="status" role="status">${model.state === "ended" ? "connecting to replay the recorded flight…" : "connecting…"}</span></span><span id="window" class="legend">planned ${escapeHtml(windowText(model.startTime, model.endTime))} · flight ${escapeHtml(model.flightId)}</span></header>
 <main>
 <section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}${model.map.legend}${model.map.synthetic ? `<p class="legend" id="synthetic-meaning">✱ ${SYNTHETIC_MARK}: ${escapeHtml(SYNTHETIC_MEANING)}</p>` : ""}</section>
 <section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
@@ -119,8 +122,16 @@ export function renderLivePage(model: LivePageModel): string {
 <dt>Attitude (yaw / pitch / roll)</dt><dd id="v-att">–</dd><dt>Pressure</dt><dd id="v-press">–</dd>
 <dt>Conformance</dt><dd id="v-conf">–</dd></dl></section>
 <section aria-labelledby="alt-h"><h2 id="alt-h">Altitude over the terrain</h2><svg id="alt" viewBox="0 0 600 260" role="img" aria-label="Altitude in meters above mean sea level against time in UTC: the drone, the ceiling and the ground below it"></svg>
-<p class="legend">brown: ground below the track (our elevation data) · red: the drone (altitude_msl) · dashed: ceiling above ground · numbered: conformance events</p></section>
-<section aria-labelledby="ev-h"><h2 id="ev-h">Conformance events</h2><ol id="events"></ol></section>
+<p class="legend">brown: ground below the track (our elevation data) · red: the drone (altitude_msl) · dashed: ceiling above ground · numbered: conformance events, one number for each kind</p></section>
+<section aria-labelledby="ev-h"><h2 id="ev-h">Conformance events</h2><ol id="events"></ol>
+<p id="downloads"${model.state === "ended" ? "" : " hidden"}>Download the track: ${(
+    ["csv", "gpx", "kml"] as const
+  )
+    .map(
+      (f) =>
+        `<a id="track-${f}" href="/flight/v2/${encodeURIComponent(model.flightId)}/track?format=${f}&amp;ticket=${encodeURIComponent(model.ticket)}">${f.toUpperCase()}</a>`,
+    )
+    .join(" · ")}</p></section>
 </main>
 <script type="application/json" id="model">${json}</script>
 <script>${SCRIPT}</script></body></html>`;
@@ -133,8 +144,23 @@ function stateText(state: FlightState, start: string, end: string): string {
   return `ended at ${hhmm(end)} UTC`;
 }
 
+/** The page's title in words: what the flight is now, and its day. */
+function pageTitle(state: FlightState, start: string): string {
+  const what = state === "planned" ? "Planned flight" : state === "active" ? "Live flight" : "Ended flight";
+  return `${what} of ${dayText(start)}`;
+}
+
+/** "28 Nov 2026", UTC. */
+function dayText(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
 function windowText(start: string, end: string): string {
-  return `${start.replace("T", " ").slice(0, 16)} – ${end.replace("T", " ").slice(0, 16)} UTC`;
+  const sameDay = start.slice(0, 10) === end.slice(0, 10);
+  return `${dayText(start)} ${hhmm(start)} – ${sameDay ? "" : `${dayText(end)} `}${hhmm(end)} UTC`;
 }
 
 function hhmm(iso: string): string {
@@ -160,7 +186,9 @@ var startMs=Date.parse(model.startTime),endMs=Date.parse(model.endTime);
 function flightState(){var now=Date.now();return now<startMs?"planned":now<=endMs?"active":"ended"}
 function hhmm(ms){return new Date(ms).toISOString().slice(11,16)}
 function showState(){var s=flightState(),chip=$("flight-state");chip.className="chip "+s;
- chip.textContent=s==="planned"?"planned: starts "+hhmm(startMs)+" UTC":s==="active"?"active until "+hhmm(endMs)+" UTC":"ended at "+hhmm(endMs)+" UTC";return s}
+ chip.textContent=s==="planned"?"planned: starts "+hhmm(startMs)+" UTC":s==="active"?"active until "+hhmm(endMs)+" UTC":"ended at "+hhmm(endMs)+" UTC";
+ $("downloads").hidden=s!=="ended";
+ var title=$("title").textContent.replace(/^S+ flight/,s==="planned"?"Planned flight":s==="active"?"Live flight":"Ended flight");$("title").textContent=title;document.title=title;return s}
 showState();setInterval(showState,10000);
 $("v-ceiling").textContent=model.ceiling==null?"none":model.ceiling+" m above ground";
 // Ground below a position, bilinear in the grid sampled from our elevation tiles; null where none.
@@ -176,14 +204,18 @@ function px(lng,lat){return[((lng*proj.xScale-proj.x0)*proj.scale).toFixed(1),((
 // Where an event happened: its own position, else (telemetry lost) the last position before it.
 function eventPlace(e){if(e.latitude!=null)return{latitude:e.latitude,longitude:e.longitude};var t=Date.parse(e.at),p=null;
  for(var i=0;i<positions.length&&positions[i].timestamp<=t;i++)p=positions[i];return p}
+// Events are grouped by type: one list item, one number, however often it repeats.
+var groups=[];function groupOf(type){for(var i=0;i<groups.length;i++)if(groups[i].type===type)return i;return -1}
 function drawMap(){var svg=$("track");while(svg.firstChild)svg.removeChild(svg.firstChild);
- if(positions.length){el("polyline",{points:positions.map(function(p){return px(p.longitude,p.latitude).join(",")}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
-  var last=positions[positions.length-1],q=px(last.longitude,last.latitude);el("circle",{cx:q[0],cy:q[1],r:5,fill:"#d12f2f",id:"latest-dot"},svg)}
- events.forEach(function(e,i){var p=eventPlace(e);if(!p)return;var q=px(p.longitude,p.latitude);
+ // Markers first, as rings, and one per group within 14 px: the track is drawn over them, never hidden.
+ var placed=[];events.forEach(function(e){var p=eventPlace(e);if(!p)return;var q=px(p.longitude,p.latitude),n=groupOf(e.type)+1;
+  if(placed.some(function(o){return o.n===n&&Math.hypot(o.x-q[0],o.y-q[1])<14}))return;placed.push({n:n,x:+q[0],y:+q[1]});
   var g=el("g",{"class":"event-marker "+e.type,transform:"translate("+q[0]+" "+q[1]+")"},svg);
-  var t=el("title",{},g);t.textContent=(i+1)+". "+e.type.replace(/_/g," ")+" at "+e.at.slice(11,19)+" UTC";
-  el("circle",{r:8,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318",stroke:"#fff","stroke-width":1.5},g);
-  var n=el("text",{y:4,"text-anchor":"middle","font-size":10,fill:"#fff","font-weight":700},g);n.textContent=String(i+1)})}
+  var t=el("title",{},g);t.textContent=n+". "+e.type.replace(/_/g," ")+" at "+e.at.slice(11,19)+" UTC";
+  el("circle",{r:7,fill:"none",stroke:e.type==="back_in_conformance"?"#1a7f37":"#b42318","stroke-width":2.5},g);
+  var l=el("text",{x:9,y:-7,"font-size":11,fill:e.type==="back_in_conformance"?"#1a7f37":"#b42318","font-weight":700,stroke:"#fff","stroke-width":3,"paint-order":"stroke"},g);l.textContent=String(n)});
+ if(positions.length){el("polyline",{points:positions.map(function(p){return px(p.longitude,p.latitude).join(",")}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
+  var last=positions[positions.length-1],q=px(last.longitude,last.latitude);el("circle",{cx:q[0],cy:q[1],r:5,fill:"#d12f2f",id:"latest-dot"},svg)}}
 // Round steps for an axis: about n ticks between lo and hi.
 function ticks(lo,hi,n){var raw=(hi-lo)/n,p=Math.pow(10,Math.floor(Math.log10(raw))),f=raw/p,step=(f<1.5?1:f<3.5?2:f<7.5?5:10)*p,out=[];
  for(var v=Math.ceil(lo/step)*step;v<=hi;v+=step)out.push(v);return{values:out,step:step}}
@@ -205,8 +237,11 @@ function drawAlt(){var svg=$("alt");while(svg.firstChild)svg.removeChild(svg.fir
  if(g.length){el("polygon",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground)}).join(" ")+" "+X(g[g.length-1].timestamp)+","+B+" "+X(g[0].timestamp)+","+B,fill:"#8b5a2b66",stroke:"#8b5a2b"},svg);
   if(model.ceiling!=null)el("polyline",{points:g.map(function(p){return X(p.timestamp)+","+Y(p.ground+model.ceiling)}).join(" "),fill:"none",stroke:"currentColor","stroke-dasharray":"6 4"},svg)}
  el("polyline",{points:positions.map(function(p){return X(p.timestamp)+","+Y(p.altitude_msl)}).join(" "),fill:"none",stroke:"#d12f2f","stroke-width":2},svg);
- events.forEach(function(e,i){var t=Date.parse(e.at);if(t<t0||t>t1)return;var x=X(t);el("path",{d:"M"+x+" "+T+"V"+B,stroke:"#b42318","stroke-dasharray":"2 3"},svg);
-  var n=el("text",{x:x,y:T+8,"font-size":10,fill:"#b42318","text-anchor":"middle","class":"event-tick"},svg);n.textContent=String(i+1)})}
+ // Every event's line; its group's number only where it does not touch the previous label.
+ var lastLabel=-Infinity;events.forEach(function(e){var t=Date.parse(e.at);if(t<t0||t>t1)return;var x=X(t),ok=e.type==="back_in_conformance";
+  el("path",{d:"M"+x+" "+T+"V"+B,stroke:ok?"#1a7f37":"#b42318","stroke-dasharray":"2 3"},svg);
+  var label=String(groupOf(e.type)+1);if(x-lastLabel<8*label.length+6)return;lastLabel=+x;
+  var n=el("text",{x:x,y:T+8,"font-size":10,fill:ok?"#1a7f37":"#b42318","text-anchor":"middle","class":"event-tick"},svg);n.textContent=label})}
 var pending=false;function redraw(){if(pending)return;pending=true;requestAnimationFrame(function(){pending=false;drawMap();drawAlt()})}
 function onRecord(r){count++;$("v-records").textContent=String(count);$("v-last").textContent=new Date(r.timestamp).toISOString().slice(11,19)+" UTC";
  if(r.type==="position"){r.ground=ground(r.latitude,r.longitude);positions.push(r);
@@ -214,10 +249,13 @@ function onRecord(r){count++;$("v-records").textContent=String(count);$("v-last"
  else if(r.type==="speed"){$("v-speed").textContent=fmt(Math.hypot(r.velocity_x,r.velocity_y),1,"m/s");$("v-vs").textContent=fmt(-r.velocity_z,1,"m/s")}
  else if(r.type==="attitude"){$("v-att").textContent=fmt(r.yaw,0,"°")+" / "+fmt(r.pitch,0,"°")+" / "+fmt(r.roll,0,"°")}
  else if(r.type==="barometer"){$("v-press").textContent=fmt(r.pressure,1,"hPa")}}
-function onConformance(e){events.push(e);var li=document.createElement("li");li.className=e.type;
- var extra=e.type==="above_ceiling"?" ("+e.height_agl+" m above ground, ceiling "+e.ceiling+" m)":e.type==="left_area"?" ("+e.distance_m+" m outside)":"";
- li.appendChild(document.createTextNode(e.at.slice(11,19)+" "+e.type.replace(/_/g," ")+extra+(e.elevation?" – "+e.elevation:"")));$("events").appendChild(li);
- $("v-conf").textContent=e.type==="back_in_conformance"?"in conformance":e.type.replace(/_/g," ");$("v-conf").className=e.type;redraw()}
+function eventDetail(e){return(e.type==="above_ceiling"?" ("+e.height_agl+" m above ground, ceiling "+e.ceiling+" m)":e.type==="left_area"?" ("+e.distance_m+" m outside)":"")+(e.elevation?" – "+e.elevation:"")}
+function onConformance(e){events.push(e);var i=groupOf(e.type);
+ if(i<0){i=groups.length;var li=document.createElement("li");li.className=e.type;$("events").appendChild(li);groups.push({type:e.type,li:li,times:[]})}
+ var g=groups[i];g.times.push(e.at.slice(11,19));var words=e.type.replace(/_/g," ");
+ g.li.textContent=g.times.length===1?g.times[0]+" UTC "+words+eventDetail(e):words+" ×"+g.times.length+": first "+g.times[0]+", last "+g.times[g.times.length-1]+" UTC"+eventDetail(e);
+ g.li.title=g.times.join(", ");
+ $("v-conf").textContent=e.type==="back_in_conformance"?"in conformance":words;$("v-conf").className=e.type;redraw()}
 var url="/flight/v2/"+encodeURIComponent(model.flightId)+"/telemetry/stream?ticket="+encodeURIComponent(model.ticket)+"&last_event_id=0";
 var source=new EventSource(url);
 source.addEventListener("open",function(){$("status").textContent=flightState()==="ended"?"open (the flight has ended: its recorded track is replayed)":"live";$("status").className=""});

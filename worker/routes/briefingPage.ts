@@ -3,7 +3,8 @@ import { createRouter } from "../app";
 import { recordId, responses, securityWithToken } from "../lib/openapi";
 import { withAccountWork } from "../middleware/accountWork";
 import { renderBriefingPage } from "../pages/briefing";
-import { flightBriefing } from "../services/evaluation";
+import { mapLegend, renderLegend, renderMapSvg } from "../pages/map/svg";
+import { briefingWithMap } from "../services/frontPage";
 import { watcher } from "./live";
 
 const briefingPageRoute = createRoute({
@@ -34,12 +35,23 @@ const briefingPageRoute = createRoute({
 export const briefingPageRoutes = createRouter().openapi(briefingPageRoute, async (c) => {
   const { flight } = await watcher(c, c.req.valid("param").flight_id);
   // Opened by a ticket, the evaluation runs in the flight's account's share of expensive work.
-  const page = await withAccountWork(c.env, flight.accountId, async () =>
-    renderBriefingPage(flight.id, await flightBriefing(c.var.db, flight, Date.now())),
-  );
+  const source = { bucket: c.env.ELEVATION, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
+  const { page, imageSources } = await withAccountWork(c.env, flight.accountId, async () => {
+    const { briefing, layers, area, imageSources } = await briefingWithMap(c.env, c.var.db, source, flight);
+    const map =
+      renderMapSvg({ layers, area, markers: [], id: "map", title: "The flight's area", scaleId: "scale" }) +
+      renderLegend(mapLegend(layers));
+    const plan = {
+      startTime: flight.startTime,
+      endTime: flight.endTime,
+      maxAltitude: flight.maxAltitude,
+      map,
+    };
+    return { page: renderBriefingPage(flight.id, briefing, plan), imageSources };
+  });
   c.header(
     "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    `default-src 'none'; style-src 'unsafe-inline'; img-src ${imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
   );
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");

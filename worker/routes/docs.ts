@@ -136,7 +136,16 @@ function docsPage(doc: Document): string {
 <ul>${operations.join("\n")}</ul></noscript></div>
 <script src="${DOCS_ASSETS}/swagger-ui-bundle.js"></script>
 <script>window.ui = SwaggerUIBundle(Object.assign(${JSON.stringify(config)}, {
-  presets: [SwaggerUIBundle.presets.apis], layout: "BaseLayout" }));</script>
+  presets: [SwaggerUIBundle.presets.apis], layout: "BaseLayout", onComplete: authorizeAtTheKey }));
+// Swagger UI focuses the last scheme's field when Authorize opens: open it at the first, the API key.
+function authorizeAtTheKey() {
+  new MutationObserver(function () {
+    var modal = document.querySelector(".modal-ux-content");
+    if (!modal || modal.dataset.opened) return;
+    modal.dataset.opened = "1";
+    requestAnimationFrame(function () { modal.scrollTop = 0; var key = modal.querySelector("input"); if (key) key.focus(); });
+  }).observe(document.getElementById("swagger-ui"), { childList: true, subtree: true });
+}</script>
 </body></html>`;
 }
 

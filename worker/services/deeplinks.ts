@@ -30,21 +30,19 @@ export function outerLinkBase(env: Bindings, origin: string): string {
 const isDevelopment = (env: Bindings) => env.ENVIRONMENT === "development";
 
 /**
- * The operator's values, refused when unset: a link without them would not open the app. The
- * outer link is this service's own unless the operator names another; `ofl` may be empty.
+ * The operator's values. Apps (`apn`, `isi`, `ibi`) may be unset: the link then carries none and
+ * phones open the creation page in the browser. The outer link is this service's own unless the
+ * operator names another; `ofl` may be empty.
  */
 function dynamicLinkConfig(env: Bindings, origin: string): DynamicLinkConfig {
-  const config = {
+  return {
     baseUrl: outerLinkBase(env, origin),
-    apn: env.DEEPLINK_APN,
-    isi: env.DEEPLINK_ISI,
-    ibi: env.DEEPLINK_IBI,
+    apn: env.DEEPLINK_APN ?? "",
+    isi: env.DEEPLINK_ISI ?? "",
+    ibi: env.DEEPLINK_IBI ?? "",
     pt: env.DEEPLINK_PT,
+    ofl: env.DEEPLINK_OFL,
   };
-  const missing = Object.entries(config).filter(([, value]) => !value);
-  if (missing.length > 0)
-    throw new Error(`deep link not configured: set ${missing.map(([k]) => k).join(", ")}`);
-  return { ...config, ofl: env.DEEPLINK_OFL };
 }
 
 /**

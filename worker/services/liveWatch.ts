@@ -75,18 +75,20 @@ export async function watchedFlight(
   return { flight, ticket: access.ticket, pilotId, binding };
 }
 
-/** A ticket bound to the calling key and, when the pilot's own, to the token's expiry. */
+/**
+ * A ticket bound to the calling key, valid TICKET_LIFETIME_SECONDS whatever the pilot token's
+ * remaining life: the links a page prints last what it says. Revoking the key still ends it and its
+ * streams; the token's own streams still end with the token.
+ */
 async function ticketFor(env: Bindings, caller: KeyCaller, flight: FlightRow) {
   const own = flight.pilotId === caller.pilotId;
-  const tokenExpiresAt = own ? (caller.tokenExpiresAt ?? null) : null;
-  const lifetimeEnd = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
-  const exp = tokenExpiresAt === null ? lifetimeEnd : Math.min(lifetimeEnd, tokenExpiresAt);
+  const exp = Math.floor(Date.now() / 1000) + TICKET_LIFETIME_SECONDS;
   const ticket = await issueTicket(env.TELEMETRY_MASTER_KEY, {
     flightId: flight.id,
     accountId: flight.accountId,
     pilotId: own ? flight.pilotId : null,
     keyId: caller.keyId,
-    tokenExpiresAt,
+    tokenExpiresAt: null,
     exp,
   });
   return { ticket, exp };

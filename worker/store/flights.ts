@@ -405,3 +405,23 @@ export async function ownsAircraft(db: Db, pilotId: string, aircraftId: string):
     .get();
   return row !== undefined;
 }
+
+/** Public flights of any account under way at `now`, soonest ending first: what the front page shows. */
+export async function activePublicFlights(db: Db, now: number, limit: number) {
+  return db
+    .select({
+      latitude: flights.latitude,
+      longitude: flights.longitude,
+      maxAltitude: flights.maxAltitude,
+      startTime: flights.startTime,
+      endTime: flights.endTime,
+      city: flights.city,
+      state: flights.state,
+      country: flights.country,
+    })
+    .from(flights)
+    .where(and(eq(flights.public, true), lte(flights.startTime, now), gte(flights.endTime, now)))
+    .orderBy(flights.endTime)
+    .limit(limit)
+    .all();
+}

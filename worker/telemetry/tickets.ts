@@ -15,9 +15,12 @@ export interface Ticket {
   pilotId: string | null;
   /** The API key it was issued with: revoking the key ends the ticket and the streams it opened. */
   keyId: string;
-  /** Expiry of the pilot token it was issued with (UNIX seconds): its streams end then; null without one. */
+  /**
+   * Expiry of a pilot token its streams must end with (UNIX seconds); null: none. Tickets issued now
+   * carry none (a link lives its own lifetime); older ones may.
+   */
   tokenExpiresAt: number | null;
-  /** Expiry, UNIX seconds (never after the token's). */
+  /** Expiry, UNIX seconds. */
   exp: number;
 }
 

@@ -371,10 +371,18 @@ export const PUBLIC_ROUTES: string[] = [
   // A browser's live stream carries a signed ticket instead; without one it asks for the API key
   // (test/worker/live.test.ts). Not in the matrix: its 200 is an endless event stream.
   "GET /flight/v2/:flight_id/telemetry/stream",
+  // Its track as a file, read like the live page: a ticket, else the API key and the pilot's
+  // token (test/worker/trackExport.test.ts).
+  "GET /flight/v2/:flight_id/track",
   // The pages' vector basemap: TileJSON and tiles MapLibre reads, as keyless as the pages
   // (test/worker/basemap.test.ts).
   "GET /maps/v1/basemap.json",
   "GET /maps/v1/basemap/:z/:x/:y",
+  // The front page and the airspace map with its status on a click: what a visitor meets
+  // (test/worker/front.test.ts, test/browser/front.test.ts).
+  "GET /",
+  "GET /map",
+  "GET /map/status",
 ];
 
 /**

@@ -44,7 +44,8 @@ export function airportRecord(airport: AirportInput, source: string): AirspaceRe
   return {
     sourceId: airport.ident,
     type: kind,
-    name: airport.name,
+    // The sources' own typing ("Campbell County Airport  - Colonel …"): one space between words.
+    name: airport.name.replace(/\s+/g, " ").trim(),
     geometry: { type: "Point", coordinates: [airport.longitude, airport.latitude] },
     radiusM: kind === "airport" ? AIRPORT_NOTICE_RADIUS_M : HELIPORT_NOTICE_RADIUS_M,
     properties,

@@ -166,9 +166,10 @@ export interface DynamicLinkConfig {
 export function dynamicLink(config: DynamicLinkConfig, creation: string, storeId: string): string {
   const params: [string, string | undefined][] = [
     ["link", creation],
-    ["apn", config.apn],
-    ["isi", config.isi],
-    ["ibi", config.ibi],
+    // An app the operator has not configured is left out: the phone then opens the web page.
+    ["apn", config.apn || undefined],
+    ["isi", config.isi || undefined],
+    ["ibi", config.ibi || undefined],
     ["ofl", config.ofl || undefined],
     ["pt", config.pt],
     ["efr", "1"],

@@ -198,14 +198,14 @@ export function mapLegend(layers: MapLayers): LegendEntry[] {
       ? {
           color: "#8a5a2b",
           style: "line",
-          text: `ground: hillshade and contours every ${t.interval} ${t.unit} (${t.low}–${t.high} ${t.unit}), from our elevation data`,
+          text: `ground: shading and height lines every ${t.interval} ${t.unit} (${t.low}–${t.high} ${t.unit})`,
         }
       : { text: "no elevation data loaded under this view: no ground relief" },
   );
   if (layers.basemap) entries.push({ text: `basemap: ${layers.basemap.attribution}` });
   if (layers.vectorBasemap)
     entries.push({
-      text: "basemap where WebGL works: the operator's vector tiles drawn by MapLibre GL, credited on the map",
+      text: "map: coasts, water, roads and places where the map data has them (sources credited on the map)",
     });
   if (layers.boundaries.length > 0) entries.push({ color: "#8a8270", style: "line", text: "boundaries" });
   if (layers.areas.length > 0)

@@ -51,11 +51,14 @@ if (svg && gl) {
       },
       bounds: [[west, south], [east, north]],
       interactive: false,
-      attributionControl: { compact: false },
+      // On a phone the credits fold into a button, so they never cover the scale bar.
+      attributionControl: { compact: svg.getBoundingClientRect().width < 600 },
       fadeDuration: 0,
     });
     map.on("error", (event) => console.warn("basemap:", event.error && event.error.message));
     map.once("load", () => {
+      // MapLibre opens folded credits unfolded: fold them, the button shows them on a tap.
+      container.querySelector(".maplibregl-compact-show")?.classList.remove("maplibregl-compact-show");
       svg.classList.add("over-basemap");
       holder.dataset.state = "drawn";
     });
