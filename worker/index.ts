@@ -46,6 +46,7 @@ import { rulesRoutes } from "./routes/rules";
 import { statusRoutes } from "./routes/status";
 import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
+import { trafficRoutes } from "./routes/traffic";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
@@ -126,7 +127,8 @@ app.use("*", limitAccountWork);
 // The system status reports the relay as seen when it last got past its credential check here.
 app.use("/internal/*", async (c, next) => {
   await next();
-  if (c.res.status < 400) noteRelaySeen();
+  // The traffic broker shares the credential; only the relay's own calls say the relay is up.
+  if (c.res.status < 400 && !c.req.path.startsWith("/internal/v1/traffic/")) noteRelaySeen();
 });
 // Development-only routes are refused before routing anywhere else.
 app.use("/dev/*", async (c, next) => {
@@ -157,6 +159,7 @@ app.route("/", flightRoutes);
 app.route("/", pilotRoutes);
 app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
+app.route("/", trafficRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
 app.route("/", briefingPageRoutes);
