@@ -44,6 +44,8 @@ interface Counters {
   connectsRefused: number;
   connectsUnavailable: number;
   disconnectedByRecheck: number;
+  /** Subscribers that read nothing for drainTimeout and were cut off. */
+  slowDisconnected: number;
   subscribesRefused: number;
   publishesRefused: number;
   messagesPublished: { alert: number; sa: number };
@@ -69,6 +71,7 @@ export async function startTrafficBroker(
     connectsRefused: 0,
     connectsUnavailable: 0,
     disconnectedByRecheck: 0,
+    slowDisconnected: 0,
     subscribesRefused: 0,
     publishesRefused: 0,
     messagesPublished: { alert: 0, sa: 0 },
@@ -152,7 +155,12 @@ export async function startTrafficBroker(
     }
   };
   broker.on("clientDisconnect", forget);
-  broker.on("clientError", (client, err) => log.debug("client error", { id: client.id, error: err.message }));
+  broker.on("clientError", (client, err) => {
+    if (err.message === "drain timeout") {
+      counters.slowDisconnected++;
+      log.info("slow subscriber disconnected", { flight_id: admitted.get(client)?.flightId });
+    } else log.debug("client error", { id: client.id, error: err.message });
+  });
   broker.on("connectionError", (client, err) =>
     log.debug("connection error", { id: client?.id, error: err.message }),
   );
@@ -362,6 +370,7 @@ function metricsText(c: Counters, monitor: TrafficMonitor, pendingAuth: number, 
     ['traffic_connects_total{result="not_authorized"}', c.connectsRefused],
     ['traffic_connects_total{result="unavailable"}', c.connectsUnavailable],
     ["traffic_disconnected_by_recheck_total", c.disconnectedByRecheck],
+    ["traffic_slow_subscribers_disconnected_total", c.slowDisconnected],
     ["traffic_subscribes_refused_total", c.subscribesRefused],
     ["traffic_publishes_refused_total", c.publishesRefused],
     ['traffic_messages_published_total{topic="alert"}', c.messagesPublished.alert],
