@@ -128,7 +128,7 @@ async function main() {
   }
 
   prepareStaticAssets();
-  running.push(await superviseWorker(baseUrl, traffic.feedPort));
+  running.push(await superviseWorker(baseUrl, traffic));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
   const [relayArgs, firstMetricsPort] = await relayReady;
   const relay = await superviseRelay(baseUrl, devVars, firstMetricsPort, relayArgs);
@@ -226,7 +226,7 @@ function record(name: string, value: unknown) {
   renameSync(`${SERVICES_FILE}.tmp`, SERVICES_FILE);
 }
 
-function superviseWorker(baseUrl: string, trafficFeedPort: number) {
+function superviseWorker(baseUrl: string, traffic: { feedPort: number; wsPort: number }) {
   const args = [
     "dev",
     "--ip=127.0.0.1",
@@ -237,7 +237,9 @@ function superviseWorker(baseUrl: string, trafficFeedPort: number) {
     `--log-level=${process.env.WRANGLER_LOG ?? "info"}`,
   ];
   // Each flight's Durable Object pushes its latest position to the traffic broker's feed.
-  args.push(`--var=TRAFFIC_FEED_URL:http://127.0.0.1:${trafficFeedPort}`);
+  // …and the live page shows nearby traffic from the broker's WebSocket.
+  args.push(`--var=TRAFFIC_FEED_URL:http://127.0.0.1:${traffic.feedPort}`);
+  args.push(`--var=TRAFFIC_WS_URL:ws://127.0.0.1:${traffic.wsPort}/mqtt`);
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   if (process.env.ACCOUNT_WORK_LIMIT) args.push(`--var=ACCOUNT_WORK_LIMIT:${process.env.ACCOUNT_WORK_LIMIT}`);

@@ -71,6 +71,8 @@ export interface Bindings {
    * each flight's latest position is pushed there at most once a second. Unset: no traffic from flights.
    */
   TRAFFIC_FEED_URL?: string;
+  /** The traffic broker's MQTT-over-WebSocket URL for the live page's nearby traffic (`wss://…/mqtt`). */
+  TRAFFIC_WS_URL?: string;
   /** Weather provider (`openweathermap`: One Call API 3.0) and its key; unset means no weather (503). */
   WEATHER_PROVIDER?: string;
   WEATHER_API_KEY?: string;

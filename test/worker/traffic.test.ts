@@ -95,3 +95,22 @@ describe("admission to the traffic broker", () => {
     expect((await admit(flightId, token)).status).toBe(200);
   });
 });
+
+describe("the live page's nearby traffic", () => {
+  it("admits the page's watch ticket for its own flight only", async () => {
+    const p = await pilotWithFlight();
+    const other = await pilotWithFlight("other");
+    const issued = await call(`/flight/v2/${p.flightId}/ticket`, {
+      method: "POST",
+      apiKey: p.account.apiKey,
+      token: p.token,
+    });
+    expect(issued.status).toBe(200);
+    const ticket: string = issued.json.data.ticket;
+    const res = await admit(p.flightId, ticket);
+    expect(res.status).toBe(200);
+    expect(res.json.data.token_expires_at).toBeGreaterThan(Date.now());
+    expect((await admit(other.flightId, ticket)).status).toBe(403);
+    expect((await admit(p.flightId, `${ticket.slice(0, -4)}AAAA`)).status).toBe(401);
+  });
+});
