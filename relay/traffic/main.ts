@@ -17,7 +17,8 @@ async function main() {
   }
   const log = createLog(config.logLevel);
   const broker = await startTrafficBroker(config, log);
-  log.info("listening", {
+  // Always written, whatever the level: npm start and the tests wait for this line.
+  createLog("info").info("listening", {
     host: config.host,
     port: broker.ports.mqtt,
     ws_port: broker.ports.ws,

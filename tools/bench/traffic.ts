@@ -111,11 +111,7 @@ export const suite: BenchSuite = {
       workerUrl: ctx.baseUrl,
       secret: ensureDevVars().RELAY_SECRET!,
       tlsDir,
-      flags: [
-        `--sbs=127.0.0.1:${(sbs.address() as { port: number }).port}`,
-        "--max-pending-auth=64",
-        "--log-level=warn",
-      ],
+      flags: [`--sbs=127.0.0.1:${(sbs.address() as { port: number }).port}`, "--max-pending-auth=64"],
     });
     const brokerPid = broker.child.pid!;
     const ca = readFileSync(path.join(tlsDir, "ca.crt"));
