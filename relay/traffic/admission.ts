@@ -89,7 +89,7 @@ const keyOf = (flightId: string, token: string) =>
   `${flightId}\u0000${createHash("sha256").update(token).digest("base64url")}`;
 
 /** Asks the worker's internal API, authenticated by the relay credential. */
-export function workerAsker(workerUrl: string, secret: string, timeoutMs = 5000): AskWorker {
+export function workerAsker(workerUrl: string, secret: string, timeoutMs = 10_000): AskWorker {
   return async (flightId, token) => {
     const res = await fetch(`${workerUrl}/internal/v1/traffic/clients`, {
       method: "POST",

@@ -277,6 +277,8 @@ export async function startTrafficBroker(
       data: { accepted: tracks.length, rejected: positions.length - tracks.length },
     });
   };
+  // The worker's pushes reuse connections: closing an idle one after Node's 5 s would race a reuse.
+  feedServer.keepAliveTimeout = 65_000;
   await listen(feedServer, config.feedPort, config.feedHost);
 
   const sources: Source[] = [];
