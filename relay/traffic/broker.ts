@@ -21,13 +21,8 @@ import { parseTopic, type Track } from "./semantics";
 
 /**
  * The broker: aedes behind TLS and WebSockets, the worker's admission of each client, the position
- * feed, the ADS-B sources and the monitor that decides what to publish. Positions pass through the
- * broker's own message queue on an internal topic (never deliverable to a client): with aedes'
- * shared emitter (mqemitter-redis) every broker behind one address sees every position, whichever
- * one the worker pushed it to (docs/traffic.md).
+ * feed, the ADS-B sources and the monitor that decides what to publish.
  */
-
-export const POSITIONS_TOPIC = "$windsock/traffic/positions";
 /** Positions one push may carry. */
 const MAX_POSITIONS = 5000;
 const MAX_FEED_BYTES = 2 * 1024 * 1024;
@@ -91,6 +86,8 @@ export async function startTrafficBroker(
   const broker = await Aedes.createBroker({
     connectTimeout: config.connectTimeoutMs,
     drainTimeout: config.drainTimeoutMs,
+    // Deliveries in flight at once: each one waiting on a slow subscriber's drain holds one.
+    concurrency: 10_000,
     authenticate(client, username, password, done) {
       const refuse = (returnCode: 3 | 5, reason: string) => {
         if (returnCode === 5) counters.connectsRefused++;
@@ -165,35 +162,12 @@ export async function startTrafficBroker(
     log.debug("connection error", { id: client?.id, error: err.message }),
   );
 
-  // Positions arrive on the internal topic, from this broker's feed or another's through a shared emitter.
+  // Positions go straight to the monitor: through aedes' queue they would wait behind deliveries
+  // to subscribers that read slowly (docs/traffic.md says how hosts would share them).
   const deliverPositions = (tracks: Track[]) => {
-    broker.publish(
-      {
-        cmd: "publish",
-        topic: POSITIONS_TOPIC,
-        payload: Buffer.from(JSON.stringify(tracks)),
-        qos: 0,
-        retain: false,
-        dup: false,
-      },
-      () => {},
-    );
+    for (const track of tracks) monitor.update(track);
+    monitor.flush();
   };
-  await new Promise<void>((resolve) =>
-    broker.subscribe(
-      POSITIONS_TOPIC,
-      (packet, cb) => {
-        try {
-          for (const track of JSON.parse(packet.payload.toString()) as Track[]) monitor.update(track);
-          monitor.flush();
-        } catch (err) {
-          log.error("positions message", { error: String(err) });
-        }
-        cb();
-      },
-      resolve,
-    ),
-  );
 
   const flushTimer = setInterval(() => monitor.flush(), 100);
   const expireTimer = setInterval(() => monitor.expire(), 1000);
