@@ -33,6 +33,11 @@ Environment:
                   (x-storage-round-trips), and x-simulated-storage-ms delays them (the latency bench)
   IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3): the
                   development application's pilots sign in there (the banner prints the credentials)
+  TRAFFIC_PORT    the traffic broker's MQTT over TLS port (default 8883, or a free port when taken);
+                  TRAFFIC_WS_PORT (MQTT over WebSockets, ws:// in development) and TRAFFIC_FEED_PORT
+                  (the worker's position pushes) default to the two after it. TRAFFIC_HOST binds
+                  (default 127.0.0.1), TRAFFIC_ADSB_URL / TRAFFIC_SBS read an ADS-B receiver
+                  (docs/traffic.md); the development CA is STATE_DIR/traffic-tls/ca.crt
 A second copy beside the first: PORT=8788 TELEMETRY_PORT=16061 STATE_DIR=.wrangler/state-2 npm start
 
 Once running, the shell variables every \`npm run\` tool reads (WINDSOCK_URL, WINDSOCK_API_KEY,
@@ -50,6 +55,7 @@ const [
   { openMigratedLocalTarget },
   { seeders },
   devIdentity,
+  trafficBroker,
 ] = await Promise.all([
   import("./lib/accounts"),
   import("./lib/devVars"),
@@ -57,6 +63,7 @@ const [
   import("./lib/target"),
   import("./seed"),
   import("./lib/devIdentityProvider"),
+  import("./lib/trafficBroker"),
 ]);
 const {
   DEFAULT_METRICS_PORT,
@@ -116,6 +123,7 @@ async function main() {
   // Independent of the database: the relay's bundle and its metrics port, made meanwhile.
   const bundle = `relay-${createHash("sha256").update(STATE_DIR).digest("hex").slice(0, 12)}`;
   const relayReady = Promise.all([relayCommand(bundle), metricsPort()]);
+  const traffic = await trafficBroker.trafficPorts(process.env);
 
   const baseUrl = `http://127.0.0.1:${PORT}`;
   const identity = await devIdentity.startDevIdentityProvider({
@@ -131,11 +139,13 @@ async function main() {
     { log },
   );
   prepareStaticAssets();
-  running.push(await superviseWorker(baseUrl, devApplication));
+  running.push(await superviseWorker(baseUrl, devApplication, traffic));
   // A bundle starts within a fraction of a second: a crashed relay is back well within 2 s.
   const [relayArgs, firstMetricsPort] = await relayReady;
   const relay = await superviseRelay(baseUrl, devVars, firstMetricsPort, relayArgs);
   running.push(relay);
+  const broker = await superviseTraffic(baseUrl, devVars, traffic);
+  running.push(broker);
   const bound = relay.first;
   const everywhere = bound.host === "0.0.0.0" || bound.host === "::" ? "   (all interfaces)" : "";
   const relayHost = bound.host === "0.0.0.0" ? "127.0.0.1" : bound.host === "::" ? "::1" : bound.host;
@@ -149,7 +159,7 @@ async function main() {
       relay: relayAddress,
       stateDir: STATE_DIR,
       pilot: { username: identity.username, password: devPilotPassword() },
-    }),
+    }) + trafficBroker.trafficEnvText(broker.first, STATE_DIR),
     {
       mode: 0o600,
     },
@@ -160,6 +170,8 @@ Windsock is running
   API          ${baseUrl}   (front page: ${baseUrl}/, docs: ${baseUrl}/docs)
   Telemetry    udp://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}${everywhere}   (relay metrics: http://127.0.0.1:${bound.metricsPort}/metrics)
   API key      ${apiKey}
+  Traffic      mqtts://127.0.0.1:${broker.first.port}   (MQTT over TLS; WebSockets ws://127.0.0.1:${broker.first.wsPort}/mqtt)
+               trust the development CA ${trafficBroker.devCaFile(STATE_DIR)} (docs/traffic.md)
   Pilot login  ${identity.issuer} (OpenID Provider)   user ${identity.username}  password ${devPilotPassword()}
 Started in ${seconds(startedAt)}. A crashed worker or relay is restarted; while the relay is down nothing
 listens on the telemetry port. Notes for developers only: ${shortPath(details.file)}
@@ -263,7 +275,11 @@ function record(name: string, value: unknown) {
 }
 
 /** `loginApplication`: the SDK sign-ins that name no application sign in to the development one. */
-function superviseWorker(baseUrl: string, loginApplication: string) {
+function superviseWorker(
+  baseUrl: string,
+  loginApplication: string,
+  traffic: { feedPort: number; wsPort: number },
+) {
   const args = [
     "dev",
     // The worker with its storage calls counted and delayable (worker/dev/index.ts): tests and
@@ -277,6 +293,10 @@ function superviseWorker(baseUrl: string, loginApplication: string) {
     `--log-level=${process.env.WRANGLER_LOG ?? "info"}`,
     `--var=SDK_LOGIN_APPLICATION:${loginApplication}`,
   ];
+  // Each flight's Durable Object pushes its latest position to the traffic broker's feed.
+  // …and the live page shows nearby traffic from the broker's WebSocket.
+  args.push(`--var=TRAFFIC_FEED_URL:http://127.0.0.1:${traffic.feedPort}`);
+  args.push(`--var=TRAFFIC_WS_URL:ws://127.0.0.1:${traffic.wsPort}/mqtt`);
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   if (process.env.ACCOUNT_WORK_LIMIT) args.push(`--var=ACCOUNT_WORK_LIMIT:${process.env.ACCOUNT_WORK_LIMIT}`);
@@ -372,6 +392,33 @@ function superviseRelay(
         );
     },
   });
+}
+
+/** The traffic broker (relay/traffic/) beside the relay: tools/lib/trafficBroker.ts. */
+function superviseTraffic(
+  baseUrl: string,
+  devVars: Record<string, string>,
+  ports: Awaited<ReturnType<typeof trafficBroker.trafficPorts>>,
+) {
+  return trafficBroker.superviseTraffic(
+    {
+      workerUrl: baseUrl,
+      secret: devVars.RELAY_SECRET!,
+      stateDir: STATE_DIR,
+      ...ports,
+      host: process.env.TRAFFIC_HOST || "127.0.0.1",
+    },
+    log,
+    (bound, child, restarts) => {
+      record("traffic", {
+        pid: child.pid,
+        port: bound.port,
+        ws_port: bound.wsPort,
+        feed_port: bound.feedPort,
+      });
+      if (restarts > 0) log(`traffic broker serves again on ${bound.port} (restart ${restarts})`);
+    },
+  );
 }
 
 async function waitForHealth(baseUrl: string, child: ChildProcess) {

@@ -74,6 +74,13 @@ export interface Bindings {
   TELEMETRY_MASTER_KEY?: string;
   /** The telemetry relay's credential for /internal/v1 (`Authorization: Bearer …`). `wrangler secret put`. */
   RELAY_SECRET?: string;
+  /**
+   * The traffic broker's position feed (relay/traffic/, docs/traffic.md), e.g. `https://relay.example:8885`:
+   * each flight's latest position is pushed there at most once a second. Unset: no traffic from flights.
+   */
+  TRAFFIC_FEED_URL?: string;
+  /** The traffic broker's MQTT-over-WebSocket URL for the live page's nearby traffic (`wss://…/mqtt`). */
+  TRAFFIC_WS_URL?: string;
   /** Weather provider (`openweathermap`: One Call API 3.0) and its key; unset means no weather (503). */
   WEATHER_PROVIDER?: string;
   WEATHER_API_KEY?: string;

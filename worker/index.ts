@@ -52,6 +52,7 @@ import { statusRoutes } from "./routes/status";
 import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
 import { trackExportRoutes } from "./routes/trackExport";
+import { trafficRoutes } from "./routes/traffic";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
@@ -139,7 +140,8 @@ app.use("*", limitAccountWork);
 // The system status reports the relay as seen when it last got past its credential check here.
 app.use("/internal/*", async (c, next) => {
   await next();
-  if (c.res.status < 400) noteRelaySeen();
+  // The traffic broker shares the credential; only the relay's own calls say the relay is up.
+  if (c.res.status < 400 && !c.req.path.startsWith("/internal/v1/traffic/")) noteRelaySeen();
 });
 // Development-only routes are refused before routing anywhere else.
 app.use("/dev/*", async (c, next) => {
@@ -171,6 +173,7 @@ app.route("/", flightRoutes);
 app.route("/", pilotRoutes);
 app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
+app.route("/", trafficRoutes);
 app.route("/", archiveRoutes);
 app.route("/", liveRoutes);
 app.route("/", trackExportRoutes);

@@ -46,8 +46,12 @@ export async function addAccount(
   return { apiKey, accountId };
 }
 
-/** `wrangler dev` on the given port and state, with the development secrets of .dev.vars. */
-export async function startWorker(stateDir: string, port: number): Promise<Process & { baseUrl: string }> {
+/** `wrangler dev` on the given port and state, with the development secrets of .dev.vars (and `vars`). */
+export async function startWorker(
+  stateDir: string,
+  port: number,
+  vars: Record<string, string> = {},
+): Promise<Process & { baseUrl: string }> {
   ensureDevVars();
   const child = spawn(
     path.join(ROOT, "node_modules/.bin/wrangler"),
@@ -59,6 +63,7 @@ export async function startWorker(stateDir: string, port: number): Promise<Proce
       "--inspector-port=0",
       "--show-interactive-dev-session=false",
       "--log-level=warn",
+      ...Object.entries(vars).map(([name, value]) => `--var=${name}:${value}`),
     ],
     { cwd: ROOT, env: WRANGLER_ENV, stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -13,6 +13,7 @@ import { suite as live } from "./live";
 import { suite as noisy } from "./noisy";
 import { suite as relay } from "./relay";
 import { suite as rid } from "./rid";
+import { suite as traffic } from "./traffic";
 
 /** Every suite of `npm run bench`; each ends with one JSON line `{"bench":<name>,"ratio":…}`. */
 const suites: BenchSuite[] = [
@@ -26,6 +27,7 @@ const suites: BenchSuite[] = [
   live,
   hardening,
   rid,
+  traffic,
   cost,
   noisy,
   latency,

@@ -3,6 +3,7 @@ import type { FlightState } from "../domain/flightState";
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import { type MapContext, mapLayers } from "../domain/map/layers";
 import { type Frame, fitFrame, project } from "../domain/map/view";
+import { TRAFFIC_CSS, TRAFFIC_SCRIPT, trafficSection } from "./liveTraffic";
 import { mapLegend, renderLegend, renderMapSvg } from "./map/svg";
 
 /**
@@ -37,6 +38,8 @@ export interface LivePageModel {
   terrain: TerrainGrid | null;
   /** The shared map, drawn here; the script adds the track in its projection. */
   map: LiveMap;
+  /** The traffic broker's WebSocket URL, for nearby traffic (liveTraffic.ts); none without one. */
+  trafficUrl?: string | null;
 }
 
 export interface LiveMap {
@@ -111,10 +114,11 @@ export function renderLivePage(model: LivePageModel): string {
     "\\u003c",
   );
   const title = escapeHtml(pageTitle(model.state, model.startTime));
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}</style></head><body>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${CSS}${TRAFFIC_CSS}</style></head><body>
 <header><h1 id="title">${title}</h1><span id="flight-state" class="chip ${model.state}">${escapeHtml(stateText(model.state, model.startTime, model.endTime))}</span><span>connection: <span id="status" role="status">${model.state === "ended" ? "connecting to replay the recorded flight…" : "connecting…"}</span></span><span id="window" class="legend">planned ${escapeHtml(windowText(model.startTime, model.endTime))} · flight ${escapeHtml(model.flightId)}</span></header>
 <main>
 <section aria-labelledby="map-h"><h2 id="map-h">Area and track</h2>${model.map.svg}${model.map.legend}${model.map.synthetic ? `<p class="legend" id="synthetic-meaning">✱ ${SYNTHETIC_MARK}: ${escapeHtml(SYNTHETIC_MEANING)}</p>` : ""}</section>
+${trafficSection(model.trafficUrl)}
 <section aria-labelledby="latest-h"><h2 id="latest-h">Latest</h2><dl id="latest">
 <dt>Records</dt><dd id="v-records">0</dd><dt>Last record</dt><dd id="v-last">–</dd>
 <dt>Height above ground</dt><dd id="v-agl">–</dd><dt>Ceiling</dt><dd id="v-ceiling">–</dd>
@@ -134,7 +138,7 @@ export function renderLivePage(model: LivePageModel): string {
     .join(" · ")}</p></section>
 </main>
 <script type="application/json" id="model">${json}</script>
-<script>${SCRIPT}</script></body></html>`;
+<script>${SCRIPT}</script>${model.trafficUrl ? `<script>${TRAFFIC_SCRIPT}</script>` : ""}</body></html>`;
 }
 
 /** The chip's words for the flight's state; times are ISO UTC. */
@@ -269,4 +273,4 @@ redraw();
  * Every inline script the page runs, as its text: the Content-Security-Policy allows each by its
  * hash (worker/pages/scriptHash.ts). A script added to the page is added here.
  */
-export const LIVE_PAGE_SCRIPTS: readonly string[] = [SCRIPT];
+export const LIVE_PAGE_SCRIPTS: readonly string[] = [SCRIPT, TRAFFIC_SCRIPT];

@@ -261,7 +261,7 @@ export const liveRoutes = createRouter()
     const sources = await mapPageSources(map.vectorBasemap === true, LIVE_PAGE_SCRIPTS);
     c.header(
       "Content-Security-Policy",
-      `default-src 'none'; script-src ${sources.script}; style-src ${sources.style}; connect-src ${sources.connect}; worker-src ${sources.worker}; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+      `default-src 'none'; script-src ${sources.script}; style-src ${sources.style}; connect-src ${sources.connect}${trafficOrigin(c.env.TRAFFIC_WS_URL)}; worker-src ${sources.worker}; img-src ${page.imageSources}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     );
     c.header("Referrer-Policy", "no-referrer");
     c.header("Cache-Control", "no-store");
@@ -277,10 +277,22 @@ export const liveRoutes = createRouter()
         ticket: page.ticket,
         terrain,
         map: liveMap(flight.geometry, map),
+        trafficUrl: c.env.TRAFFIC_WS_URL ?? null,
       }),
     );
     return c.html(html, 200) as never;
   });
+
+/** The traffic broker's WebSocket origin, which the live page's nearby-traffic script connects to. */
+function trafficOrigin(url: string | undefined): string {
+  if (!url) return "";
+  try {
+    const { protocol, host } = new URL(url);
+    return ` ${protocol}//${host}`;
+  } catch {
+    return "";
+  }
+}
 
 /** The caller the API-key middleware let in. */
 function keyCaller(c: Context<AppEnv>): KeyCaller {

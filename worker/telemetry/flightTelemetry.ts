@@ -6,6 +6,7 @@ import { LazyTables } from "./lazyTables";
 import { type FreshRecord, LiveFeed, type StreamAccess, type StreamRefusal } from "./liveFeed";
 import { LivePositionIndex } from "./livePositions";
 import { RECORD_COLUMNS, type RecordRow, recordOfRow } from "./recordRows";
+import { TrafficFeed } from "./trafficFeed";
 import { WebhookOutbox } from "./webhookOutbox";
 
 /** One decoded record as the relay forwards it; (session, datagram, index) names it uniquely. */
@@ -95,6 +96,8 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   private readonly positions = new LivePositionIndex(this.ctx, this.env);
   /** The flight's F3411 Identification Service Areas, registered by the alarm (isaOutbox.ts). */
   private readonly isa = new IsaOutbox(this.ctx, this.env);
+  /** The flight's latest position, for the traffic broker (trafficFeed.ts). */
+  private readonly traffic = new TrafficFeed(this.ctx, this.env);
 
   /** Stores the records not stored before, then monitors and streams them; returns how many were new. */
   async ingest(records: TelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
@@ -125,6 +128,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     });
     await this.live.stored(fresh);
     if (stored > 0) await this.positions.stored(fresh);
+    if (stored > 0) this.traffic.stored(fresh);
     if (stored > 0) await this.queueWebhooks();
     if (stored > 0) await this.queueIsa(fresh);
     return { stored, duplicates: records.length - stored };

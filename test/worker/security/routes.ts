@@ -413,4 +413,5 @@ export const BEARER_ROUTES: string[] = [
   // The relay's internal API (RELAY_SECRET).
   "GET /internal/v1/flights/:flight_id/session",
   "POST /internal/v1/telemetry",
+  "POST /internal/v1/traffic/clients",
 ];
