@@ -36,6 +36,12 @@ const FEEDS_BASE = "http://feeds.test";
 const NOW = Date.parse("2026-11-27T02:00:00Z");
 
 let account: TestAccount;
+/**
+ * The key's calls, from an address of this file's own: under the fake clock the key's liveness has
+ * lapsed, so each call first counts as keyless, and the worker files share one isolate's per-address
+ * buckets (a concurrent file's keyless requests at a frozen clock would empty the shared one).
+ */
+const keyed = () => ({ apiKey: account.apiKey, headers: { "cf-connecting-ip": "192.0.2.80" } });
 beforeAll(async () => {
   account = await createAccount();
 });
@@ -97,7 +103,7 @@ describe("the Cron Trigger and GET /airspace/v2/sources", () => {
     expect(await liveCount("faa_class_airspace")).toBe(3);
     // The swapped-in records are indexed: the spatial reads find them.
     const point = encodeURIComponent(JSON.stringify({ type: "Point", coordinates: [-83.99, 35.8] }));
-    const search = await call(`/airspace/v2/search?geometry=${point}`, { apiKey: account.apiKey });
+    const search = await call(`/airspace/v2/search?geometry=${point}`, keyed());
     expect(search.status, search.text).toBe(200);
     expect(search.json.data.map((r: any) => r.id)).toEqual(
       expect.arrayContaining(["faa_class_airspace:TYS-C-SFC", "faa_class_airspace:TYS-C-SHELF"]),
@@ -139,7 +145,7 @@ describe("the Cron Trigger and GET /airspace/v2/sources", () => {
     });
     // The Knoxville TFR ended at 03:00 and is gone by its own time; the San Francisco one stays.
     expect(later.faa_tfr.records).toBe(1);
-    const tfr = await call("/airspace/v2/faa_tfr:6/1234-1-FDC-F", { apiKey: account.apiKey });
+    const tfr = await call("/airspace/v2/faa_tfr:6/1234-1-FDC-F", keyed());
     expect(tfr.status).toBe(404);
     expect(later.faa_class_airspace.level).toBe("normal");
 

@@ -39,6 +39,11 @@ const NOT_DOCUMENTED: Record<string, string> = {
   "POST /dev/v1/flights/{flight_id}/monitoring": "development-only switch for the live tests (hidden)",
   "GET /maps/v1/basemap.json": "the pages' vector basemap: TileJSON for their MapLibre map",
   "GET /maps/v1/basemap/{z}/{x}/{y}": "the pages' vector basemap: Mapbox Vector Tiles for their MapLibre map",
+  "POST /internal/v1/traffic/clients": "the traffic broker's internal API (relay credential)",
+  "DELETE /rid/v2/dss/identification_service_areas/{id}":
+    "no operation of F3411's: a delete without the version, answered 400 as InterUSS's DSS does",
+  "DELETE /rid/v2/dss/subscriptions/{id}":
+    "no operation of F3411's: a delete without the version, answered 400 as InterUSS's DSS does",
 };
 
 /** Documented, but not JSON: their 200 is checked for its media type only. */
@@ -880,6 +885,74 @@ describe("answers of every operation validate against the document", () => {
       "DELETE /interuss/rid/v1/tests/{test_id}/{version}",
       `/interuss/rid/v1/tests/openapi-1/${enc(injected.version)}`,
       inject,
+    );
+  });
+
+  it("F3411-22a DSS (identification service areas and subscriptions): their own JSON", async () => {
+    const bearer = async (scope: string) => ({
+      headers: { Authorization: `Bearer ${await interussToken([scope], { sub: "openapi-uss" })}` },
+    });
+    const [sp, dp] = [await bearer(RID_SCOPES.serviceProvider), await bearer(RID_SCOPES.displayProvider)];
+    const DSS = "/rid/v2/dss";
+    const [lat, lng, d, now] = [41.3, 2.1, 0.005, Date.now()];
+    const extents = {
+      volume: {
+        outline_polygon: {
+          vertices: [
+            { lat: lat - d, lng: lng - d },
+            { lat: lat - d, lng: lng + d },
+            { lat: lat + d, lng: lng + d },
+            { lat: lat + d, lng: lng - d },
+          ],
+        },
+        altitude_lower: { value: 0, reference: "W84", units: "M" },
+        altitude_upper: { value: 120, reference: "W84", units: "M" },
+      },
+      time_start: { value: iso(now), format: "RFC3339" },
+      time_end: { value: iso(now + hour), format: "RFC3339" },
+    };
+    const area = [lat - d, lng - d, lat - d, lng + d, lat + d, lng + d, lat + d, lng - d].join(",");
+    const [subId, isaId] = [crypto.randomUUID(), crypto.randomUUID()];
+    const subscribed = await ok("PUT /rid/v2/dss/subscriptions/{id}", `${DSS}/subscriptions/${subId}`, {
+      ...dp,
+      body: { extents, uss_base_url: "https://dp.example/rid/v2" },
+    });
+    const resubscribed = await ok(
+      "PUT /rid/v2/dss/subscriptions/{id}/{version}",
+      `${DSS}/subscriptions/${subId}/${subscribed.subscription.version}`,
+      { ...dp, body: { extents, uss_base_url: "https://dp.example/rid/v2" } },
+    );
+    await ok("GET /rid/v2/dss/subscriptions/{id}", `${DSS}/subscriptions/${subId}`, dp);
+    await ok("GET /rid/v2/dss/subscriptions", `${DSS}/subscriptions?area=${area}`, dp);
+    const created = await ok(
+      "PUT /rid/v2/dss/identification_service_areas/{id}",
+      `${DSS}/identification_service_areas/${isaId}`,
+      { ...sp, body: { extents, uss_base_url: "https://sp.example/rid/v2" } },
+    );
+    const updated = await ok(
+      "PUT /rid/v2/dss/identification_service_areas/{id}/{version}",
+      `${DSS}/identification_service_areas/${isaId}/${created.service_area.version}`,
+      { ...sp, body: { extents, uss_base_url: "https://sp.example/rid/v2" } },
+    );
+    await ok(
+      "GET /rid/v2/dss/identification_service_areas/{id}",
+      `${DSS}/identification_service_areas/${isaId}`,
+      dp,
+    );
+    await ok(
+      "GET /rid/v2/dss/identification_service_areas",
+      `${DSS}/identification_service_areas?area=${area}`,
+      dp,
+    );
+    await ok(
+      "DELETE /rid/v2/dss/identification_service_areas/{id}/{version}",
+      `${DSS}/identification_service_areas/${isaId}/${updated.service_area.version}`,
+      sp,
+    );
+    await ok(
+      "DELETE /rid/v2/dss/subscriptions/{id}/{version}",
+      `${DSS}/subscriptions/${subId}/${resubscribed.subscription.version}`,
+      dp,
     );
   });
 

@@ -206,22 +206,6 @@ const routes = {
     request: { params: idVersion },
     responses: { 200: jsonResponse(z.object({ subscription: Subscription }), "Deleted"), ...WRITE_ERRORS },
   }),
-  deleteIsaWithoutVersion: createRoute({
-    method: "delete",
-    path: `${DSS}/identification_service_areas/{id}`,
-    summary: "F3411-22a DSS: refused, a delete names the ISA's version",
-    ...guarded(SP),
-    request: { params: z.object({ id: z.string() }) },
-    responses: { 400: errorResponse("The version is missing"), ...AUTH_ERRORS },
-  }),
-  deleteSubscriptionWithoutVersion: createRoute({
-    method: "delete",
-    path: `${DSS}/subscriptions/{id}`,
-    summary: "F3411-22a DSS: refused, a delete names the subscription's version",
-    ...guarded(DP),
-    request: { params: z.object({ id: z.string() }) },
-    responses: { 400: errorResponse("The version is missing"), ...AUTH_ERRORS },
-  }),
 };
 
 const versionMissing = (c: Context<AppEnv>) =>
@@ -300,9 +284,10 @@ export const dssRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: i
     const { id, version } = c.req.valid("param");
     return answer(c, await dss(c).deleteSubscription(owner(c), id, version)) as never;
   })
-  // Without a version the path is no route of the standard's; InterUSS's DSS and the qualifier say 400.
-  .openapi(routes.deleteIsaWithoutVersion, versionMissing)
-  .openapi(routes.deleteSubscriptionWithoutVersion, versionMissing);
+  // Without a version the path is no operation of the standard's (so not in the document); InterUSS's
+  // DSS and the qualifier say 400.
+  .delete(`${DSS}/identification_service_areas/:id`, requireScope(SP), limitPerSubject(), versionMissing)
+  .delete(`${DSS}/subscriptions/:id`, requireScope(DP), limitPerSubject(), versionMissing);
 
 dssRoutes.onError(
   renderInterussError([
