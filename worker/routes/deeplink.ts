@@ -24,7 +24,7 @@ import {
   submitCreateFlightPage,
 } from "../services/createFlightPage";
 import { flightCreationLink, registerCallbackPrefix } from "../services/deeplinks";
-import { SIGN_IN_LIFETIME_MS, SIGN_IN_PATH, SIGNED_IN_PATH, signInCookieName } from "../services/pageSignIn";
+import { SIGN_IN_LIFETIME_MS, SIGN_IN_PATH, SIGNED_IN_PATH } from "../services/pageSignIn";
 import { listCallbackPrefixes } from "../store/callbacks";
 
 const LinkRequest = z
@@ -144,12 +144,12 @@ export function createFlightPageRoutes(apiFetch: ApiFetch) {
         error: q("error"),
         errorDescription: q("error_description"),
       };
-      const cookieName = params.state ? signInCookieName(params.state) : undefined;
-      const browserSecret = cookieName ? getCookie(c, cookieName) : undefined;
-      // Used or refused, this sign-in is over: its cookie goes.
-      if (cookieName && browserSecret !== undefined) deleteCookie(c, cookieName, { path: SIGNED_IN_PATH });
+      const cookies = {
+        read: (name: string) => getCookie(c, name),
+        forget: (name: string) => deleteCookie(c, name, { path: SIGNED_IN_PATH }),
+      };
       const origin = publicOrigin(c);
-      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, origin, browserSecret));
+      return answerSignIn(c, await finishPageSignIn(c.env, c.var.db, params, origin, cookies));
     });
 }
 

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../app";
-import { bracketGeometry } from "../domain/bracketQuery";
 import { flightView, planView } from "../domain/flightViews";
 import type { AppEnv, Bindings, Db } from "../env";
 import { badRequest, conflict, notFound } from "../lib/errors";
@@ -124,14 +123,6 @@ const ListQuery = z.object({
   city: z.string().max(100).optional(),
   enhance: booleanFlag,
 });
-
-/** The Swift SDK's bracket-encoded `geometry[…]` (domain/bracketQuery.ts) as the JSON the filter reads. */
-function bracketGeometryText(url: string): string | undefined {
-  const found = bracketGeometry(new URL(url).searchParams);
-  if (found === null) return undefined;
-  if (!found.ok) throw badRequest("geometry", found.message);
-  return JSON.stringify(found.geometry);
-}
 
 const list = createRoute({
   method: "get",
@@ -273,7 +264,8 @@ export const flightRoutes = createRouter()
     const page = await flightPage(c.var.db, filter, {
       limit,
       cursor: q.cursor,
-      geometry: q.geometry ?? bracketGeometryText(c.req.url),
+      geometry: q.geometry,
+      query: new URL(c.req.url).searchParams,
       enhance: q.enhance,
     });
     const results = page.results.join(",");

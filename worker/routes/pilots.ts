@@ -13,14 +13,15 @@ import {
 } from "../domain/pilots";
 import { parseVerificationCode } from "../domain/verification";
 import type { AppEnv } from "../env";
-import { badRequest, notFound } from "../lib/errors";
+import { notFound } from "../lib/errors";
 import { errorBody, success } from "../lib/jsend";
 import { booleanFlag, jsonOrFormBody, recordId, responses, securityWithToken } from "../lib/openapi";
 import { requireOwnPilot } from "../middleware/ownPilot";
 import { optionalToken, pilotIdOf, requireToken } from "../middleware/token";
 import { Empty } from "../schemas/service";
+import { changePilotProfile } from "../services/pilotProfile";
 import { sendVerificationCode, verifyContact } from "../services/pilotVerification";
-import { findPilot, updatePilot } from "../store/pilots";
+import { findPilot, type PilotChanges } from "../store/pilots";
 
 const PilotParams = z.object({ id: recordId("id") });
 const ReadQuery = z.object({
@@ -244,6 +245,20 @@ async function verifyCode(
   return success(c, { verified });
 }
 
+/** The patch as profile changes; undefined when it names nothing a pilot changes (at most the ignored app_metadata). */
+function pilotChanges(body: z.infer<typeof PilotPatch>): PilotChanges | undefined {
+  if (!Object.keys(body).some((key) => Object.hasOwn(patchFields, key))) return undefined;
+  return {
+    firstName: body.first_name,
+    lastName: body.last_name,
+    username: body.username,
+    email: body.email,
+    phone: body.phone,
+    pictureUrl: body.picture_url,
+    userMetadataPatch: body.user_metadata,
+  };
+}
+
 /** The fields the request named, as stored, plus verification status when a contact was sent. */
 function changedFields(body: Record<string, unknown>, profile: ReturnType<typeof fullProfile>) {
   const changed: Record<string, unknown> = {};
@@ -268,37 +283,9 @@ export const pilotRoutes = createRouter()
     );
   })
   .openapi(patchPilot, async (c) => {
-    const id = c.var.pilotId!;
     const body = jsonOrForm(PilotPatch, { json: c.req.valid("json"), form: c.req.valid("form") });
-    if (!Object.keys(body).some((key) => Object.hasOwn(patchFields, key))) {
-      // Nothing a pilot changes (at most the ignored app_metadata): the named fields as stored.
-      const { pilot } = await loadPilot(c, id, false);
-      return success(c, changedFields(body, fullProfile(pilot, await anonymizedPilotId(pilot.id))));
-    }
-    const outcome = await updatePilot(
-      c.var.db,
-      c.var.account.id,
-      id,
-      {
-        firstName: body.first_name,
-        lastName: body.last_name,
-        username: body.username,
-        email: body.email,
-        phone: body.phone,
-        pictureUrl: body.picture_url,
-        userMetadataPatch: body.user_metadata,
-      },
-      MAX_USER_METADATA_CHARS,
-    );
-    if ("failure" in outcome) {
-      if (outcome.failure === "not_found") throw notFound("Pilot");
-      throw badRequest(
-        "user_metadata",
-        `merged, it would exceed ${MAX_USER_METADATA_CHARS} characters of JSON`,
-      );
-    }
-    const profile = fullProfile(outcome.updated, await anonymizedPilotId(outcome.updated.id));
-    return success(c, changedFields(body, profile));
+    const pilot = await changePilotProfile(c.var.db, c.var.account.id, c.var.pilotId!, pilotChanges(body));
+    return success(c, changedFields(body, fullProfile(pilot, await anonymizedPilotId(pilot.id))));
   });
 
 for (const channel of CHANNELS) {

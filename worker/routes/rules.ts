@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { circlePolygon } from "../domain/geometry/circle";
 import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, security, timeInput } from "../lib/openapi";
 import { optionalToken } from "../middleware/token";
@@ -30,9 +29,6 @@ const RulesRequest = z
     },
   )
   .openapi("RulesRequest");
-
-/** The rulesets at a coordinate are those of the few meters around it. */
-const POINT_RADIUS_M = 1;
 
 const EvaluationRequest = z
   .object({
@@ -133,9 +129,13 @@ const evaluatePlanRoute = createRoute({
 export const rulesRoutes = createRouter()
   .openapi(rulesForArea, async (c) => {
     const { geometry, latitude, longitude } = c.req.valid("json");
-    const area =
-      geometry !== undefined ? areaFrom(geometry) : circlePolygon([longitude!, latitude!], POINT_RADIUS_M);
-    return success(c, await rulesetViewsOver(c.var.db, area));
+    return success(
+      c,
+      await rulesetViewsOver(
+        c.var.db,
+        geometry !== undefined ? { area: areaFrom(geometry) } : { point: [longitude!, latitude!] },
+      ),
+    );
   })
   .openapi(rulesetsByIds, async (c) =>
     success(c, await rulesetViewsByIds(c.var.db, rulesetIdsFrom(c.req.valid("query").rulesets))),

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app";
-import { type Component as ComponentData, LEVELS, monitorMessage } from "../domain/systemStatus";
+import { type Component as ComponentData, LEVELS } from "../domain/systemStatus";
 import { failBody, success } from "../lib/jsend";
 import { responses, security } from "../lib/openapi";
 import { signInCounts } from "../services/providerLogin";
-import { systemStatus } from "../services/systemStatus";
+import { systemMonitorMessage, systemStatus } from "../services/systemStatus";
 
 const Level = z.enum(LEVELS);
 // Named, so the OpenAPI document can refer to the recursive schema instead of unrolling it forever.
@@ -87,7 +87,7 @@ export const systemRoutes = createRouter()
     const env = c.env;
     let last = "";
     const report = async () => {
-      const text = JSON.stringify(monitorMessage(await systemStatus(db, env)));
+      const text = JSON.stringify(await systemMonitorMessage(db, env));
       if (text !== last) server.send(text);
       last = text;
     };

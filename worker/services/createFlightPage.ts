@@ -30,6 +30,7 @@ import {
   type PageSignIn,
   pageSignIn,
   redeemForToken,
+  signInCookieName,
   startProviderSignIn,
 } from "./pageSignIn";
 
@@ -224,14 +225,24 @@ export async function startPageSignIn(
   return { kind: "redirect", location: started.redirect, browser: started.browser };
 }
 
+/** The browser's sign-in cookies, as the route reads and deletes them. */
+export interface SignInCookies {
+  read: (name: string) => string | undefined;
+  forget: (name: string) => void;
+}
+
 /** The provider's answer: back to the link's page with a grant for the pilot who signed in. */
 export async function finishPageSignIn(
   env: Bindings,
   db: Db,
   params: Parameters<typeof finishProviderSignIn>[2],
   origin: string,
-  browserSecret: string | undefined,
+  cookies: SignInCookies,
 ): Promise<PageSignInAnswer> {
+  const cookieName = params.state ? signInCookieName(params.state) : undefined;
+  const browserSecret = cookieName ? cookies.read(cookieName) : undefined;
+  // Used or refused, this sign-in is over: its cookie goes.
+  if (cookieName && browserSecret !== undefined) cookies.forget(cookieName);
   const finished = await finishProviderSignIn(env, db, params, origin, browserSecret);
   if (!finished.ok) return signInRefused(env, finished.problem);
   return { kind: "redirect", location: finished.redirect };

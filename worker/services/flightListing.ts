@@ -1,3 +1,4 @@
+import { bracketGeometry } from "../domain/bracketQuery";
 import { geometryProblem } from "../domain/flightArea";
 import { flightJson, flightView, planView } from "../domain/flightViews";
 import { type Geometry, unwrapGeometry } from "../domain/geojson";
@@ -35,6 +36,8 @@ export interface FlightPageRequest {
   cursor: string | undefined;
   /** GeoJSON text: only flights intersecting it. */
   geometry: string | undefined;
+  /** The request's query, read for the Swift SDK's bracket-encoded `geometry[…]` when `geometry` is absent. */
+  query: URLSearchParams;
   enhance: boolean | undefined;
 }
 
@@ -52,12 +55,13 @@ export async function flightPage(
   request: FlightPageRequest,
 ): Promise<FlightPage> {
   const { limit } = request;
+  const geometry = request.geometry ?? bracketGeometryText(request.query);
   const cursor = request.cursor ? flightCursor(request.cursor) : undefined;
   // A geometry filter is finished in code: exact intersection after the SQL bbox pre-filter.
   const { rows, total } =
-    request.geometry === undefined
+    geometry === undefined
       ? await listFlights(db, filter, limit + 1, cursor)
-      : await listIntersectingFlights(db, filter, parseFilterGeometry(request.geometry), limit + 1, cursor);
+      : await listIntersectingFlights(db, filter, parseFilterGeometry(geometry), limit + 1, cursor);
   const page = rows.slice(0, limit);
   const next = rows.length > limit ? cursorOf(page[page.length - 1]!) : null;
   return { results: await pageJson(db, page, request.enhance), total, next };
@@ -83,6 +87,14 @@ function flightCursor(cursor: string): FlightCursor {
   return decodeCursor(cursor, ([startTime, id]) =>
     typeof startTime === "number" && typeof id === "string" ? { startTime, id } : undefined,
   );
+}
+
+/** The Swift SDK's bracket-encoded `geometry[…]` (domain/bracketQuery.ts) as the JSON the filter reads. */
+function bracketGeometryText(query: URLSearchParams): string | undefined {
+  const found = bracketGeometry(query);
+  if (found === null) return undefined;
+  if (!found.ok) throw badRequest("geometry", found.message);
+  return JSON.stringify(found.geometry);
 }
 
 /** The list's `geometry` filter: a GeoJSON geometry (or `{geometry}` as the deep link carries it). */

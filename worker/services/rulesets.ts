@@ -1,5 +1,6 @@
 import { featuresOf, rulesetView } from "../domain/airspace/rules";
-import type { Polygon } from "../domain/geojson";
+import type { Polygon, Position } from "../domain/geojson";
+import { circlePolygon } from "../domain/geometry/circle";
 import type { Db } from "../env";
 import { notFound } from "../lib/errors";
 import { allFlightFeatures, flightFeatureDefinitions, rulesetsByIds } from "../store/rulesets";
@@ -7,8 +8,12 @@ import { refuseUnknownRulesets, rulesetsFor } from "./airspace";
 
 /** Rulesets as the SDKs decode them (sdk-routes.md, Rules): each rule with its flight features described. */
 
-/** The rulesets of the jurisdictions an area meets, with the features their rules name. */
-export async function rulesetViewsOver(db: Db, area: Polygon) {
+/** The rulesets at a coordinate are those of the few meters around it. */
+const POINT_RADIUS_M = 1;
+
+/** The rulesets of the jurisdictions an area (or a point) meets, with the features their rules name. */
+export async function rulesetViewsOver(db: Db, place: { area: Polygon } | { point: Position }) {
+  const area = "area" in place ? place.area : circlePolygon(place.point, POINT_RADIUS_M);
   const rulesets = await rulesetsFor(db, area);
   const definitions = await flightFeatureDefinitions(db, [
     ...new Set(rulesets.flatMap((r) => r.rules.flatMap(featuresOf))),

@@ -1,6 +1,6 @@
 import type { SourceFreshness } from "../domain/airspace/feeds/freshness";
 import { MANIFEST_KEY } from "../domain/elevation/grid";
-import { type Component, type Level, overallLevel, relayLevel } from "../domain/systemStatus";
+import { type Component, type Level, monitorMessage, overallLevel, relayLevel } from "../domain/systemStatus";
 import { weatherProviderFrom } from "../domain/weather/provider";
 import type { Bindings, Db } from "../env";
 import { isoTime, isoTimeOrNull } from "../lib/time";
@@ -114,6 +114,11 @@ export async function systemStatus(
 ): Promise<{ level: Level; components: Component[] }> {
   const components = await systemComponents(db, env);
   return { level: overallLevel(components), components };
+}
+
+/** The status as the monitor's WebSocket sends it: the level, and the components that are not normal. */
+export async function systemMonitorMessage(db: Db, env: Bindings) {
+  return monitorMessage(await systemStatus(db, env));
 }
 
 async function systemComponents(db: Db, env: Bindings, now = Date.now()): Promise<Component[]> {
