@@ -66,7 +66,8 @@ describe.skipIf(!available)("nearby traffic on the live page", () => {
       const { live_url } = await api(`/flight/v2/${encodeURIComponent(watched)}/ticket`, {}, alice);
       const page = await browser.context.newPage();
       await page.goto(live_url.startsWith("http") ? live_url : `${service.baseUrl}${live_url}`);
-      const symbol = page.locator(".traffic-symbol.traffic-alert");
+      // This test's other flight (the shared service may fly other tests' flights nearby): its title names it.
+      const symbol = page.locator(".traffic-symbol.traffic-alert").filter({ hasText: other });
       await symbol.first().waitFor({ timeout: 60_000 });
       expect(await page.textContent("#traffic-status")).toBe("live");
       expect(await page.textContent("#traffic-list")).toContain(other);
