@@ -50,7 +50,16 @@ export async function startService(): Promise<Service> {
   const log = createWriteStream(logFile);
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "tools/start.ts"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), TELEMETRY_PORT: String(telemetryPort), STATE_DIR: stateDir },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      TELEMETRY_PORT: String(telemetryPort),
+      STATE_DIR: stateDir,
+      // Every page of every file comes from 127.0.0.1, one visitor to the per-address share of an
+      // account's public pages, which then refused pages while other files' pages rendered. The
+      // shares are tested in test/worker/strangerPages.test.ts and measured by the noisy bench.
+      ACCOUNT_WORK_LIMIT: "off",
+    },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, so stopping it ends wrangler, workerd and the relay with it.
     detached: true,
