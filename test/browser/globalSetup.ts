@@ -8,7 +8,7 @@ import { ARTIFACTS, startService } from "./service";
  */
 export default async function setup(project: TestProject) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const { stop, ...address } = await startService();
+  const { stop, ...address } = await startService({ pagesFromOneAddress: true });
   project.provide("service", address);
   return stop;
 }

@@ -42,11 +42,17 @@ declare module "vitest" {
 }
 
 /** The whole service as `npm start` runs it, on free ports with fresh state; its output goes to a log. */
-export async function startService(): Promise<Service> {
+/**
+ * `name` names its log under ARTIFACTS; `pagesFromOneAddress` lifts the per-account work shares (a
+ * copy that many test files' browsers visit at once from 127.0.0.1).
+ */
+export async function startService(
+  options: { name?: string; pagesFromOneAddress?: boolean } = {},
+): Promise<Service> {
   const port = await freePort();
   const telemetryPort = await freePort();
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "windsock-browser-"));
-  const logFile = path.join(ARTIFACTS, "service.log");
+  const logFile = path.join(ARTIFACTS, `${options.name ?? "service"}.log`);
   const log = createWriteStream(logFile);
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "tools/start.ts"], {
     cwd: ROOT,
@@ -58,7 +64,7 @@ export async function startService(): Promise<Service> {
       // Every page of every file comes from 127.0.0.1, one visitor to the per-address share of an
       // account's public pages, which then refused pages while other files' pages rendered. The
       // shares are tested in test/worker/strangerPages.test.ts and measured by the noisy bench.
-      ACCOUNT_WORK_LIMIT: "off",
+      ...(options.pagesFromOneAddress ? { ACCOUNT_WORK_LIMIT: "off" } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, so stopping it ends wrangler, workerd and the relay with it.

@@ -2,8 +2,9 @@ import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../tools/lib/config";
+import { type Service, startService } from "../browser/service";
 
 /**
  * Every command block of the README and of docs/ runs here, against the service the project's
@@ -12,7 +13,16 @@ import { ROOT } from "../../tools/lib/config";
  */
 
 const run = promisify(execFile);
-const service = inject("service");
+/**
+ * A copy of its own, not the browser files' shared one: the examples run the key and account tools,
+ * which open the running copy's local D1 from another process, and a page of another file that read
+ * the database meanwhile met SQLite's "database is locked".
+ */
+let service: Service;
+beforeAll(async () => {
+  service = await startService({ name: "docs-service" });
+}, 300_000);
+afterAll(() => service?.stop());
 const PAGES = [
   "README.md",
   ...readdirSync(path.join(ROOT, "docs"))
