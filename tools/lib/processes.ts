@@ -375,13 +375,26 @@ export function tcpPortFree(port: number): Promise<boolean> {
  * stays that of relay/main.ts, so proto/telemetry.proto is found. `name` keeps copies apart (written
  * atomically). Returns the node arguments that run the relay: the bundle, or tsx if bundling fails.
  */
-export async function relayCommand(name: string): Promise<string[]> {
-  const entry = path.join(ROOT, "relay/main.ts");
-  const outfile = path.join(ROOT, "node_modules/.cache/windsock-relay", `${name}.mjs`);
+export function relayCommand(name: string): Promise<string[]> {
+  return bundledCommand("relay/main.ts", "windsock-relay", "the relay", name);
+}
+
+/**
+ * Bundles `entry` (relative to the project) into node_modules/.cache/`cacheDir`/`name`.mjs, as
+ * relayCommand describes; `what` names it in the message when bundling fails and tsx runs it.
+ */
+export async function bundledCommand(
+  entry: string,
+  cacheDir: string,
+  what: string,
+  name: string,
+): Promise<string[]> {
+  const source = path.join(ROOT, entry);
+  const outfile = path.join(ROOT, "node_modules/.cache", cacheDir, `${name}.mjs`);
   try {
     const { build } = await import("esbuild");
     const result = await build({
-      entryPoints: [entry],
+      entryPoints: [source],
       outfile,
       write: false,
       bundle: true,
@@ -389,7 +402,7 @@ export async function relayCommand(name: string): Promise<string[]> {
       format: "esm",
       target: "node20",
       packages: "external",
-      define: { "import.meta.url": JSON.stringify(pathToFileURL(entry).href) },
+      define: { "import.meta.url": JSON.stringify(pathToFileURL(source).href) },
       logLevel: "warning",
     });
     mkdirSync(path.dirname(outfile), { recursive: true });
@@ -397,7 +410,7 @@ export async function relayCommand(name: string): Promise<string[]> {
     renameSync(`${outfile}.${process.pid}.tmp`, outfile);
     return [outfile];
   } catch (err) {
-    console.error(`[start] bundling the relay failed, running it through tsx: ${(err as Error).message}`);
-    return ["--import", "tsx", entry];
+    console.error(`[start] bundling ${what} failed, running it through tsx: ${(err as Error).message}`);
+    return ["--import", "tsx", source];
   }
 }

@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { ensureDevCertificates } from "../../relay/traffic/certificates";
 import { devTlsDir } from "../../relay/traffic/config";
 import { ROOT } from "./config";
 import {
+  bundledCommand,
   HEALTH_FAILURES,
   HEALTH_INTERVAL_MS,
   httpProbe,
@@ -31,33 +30,8 @@ export interface TrafficListening {
 export const DEFAULT_TRAFFIC_PORT = 8883;
 
 /** Bundles relay/traffic/main.ts (as relayCommand does the relay): a restart serves again at once. */
-export async function trafficCommand(name: string): Promise<string[]> {
-  const entry = path.join(ROOT, "relay/traffic/main.ts");
-  const outfile = path.join(ROOT, "node_modules/.cache/windsock-traffic", `${name}.mjs`);
-  try {
-    const { build } = await import("esbuild");
-    const result = await build({
-      entryPoints: [entry],
-      outfile,
-      write: false,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
-      define: { "import.meta.url": JSON.stringify(pathToFileURL(entry).href) },
-      logLevel: "warning",
-    });
-    mkdirSync(path.dirname(outfile), { recursive: true });
-    writeFileSync(`${outfile}.${process.pid}.tmp`, result.outputFiles[0]!.contents);
-    renameSync(`${outfile}.${process.pid}.tmp`, outfile);
-    return [outfile];
-  } catch (err) {
-    console.error(
-      `[start] bundling the traffic broker failed, running it through tsx: ${(err as Error).message}`,
-    );
-    return ["--import", "tsx", entry];
-  }
+export function trafficCommand(name: string): Promise<string[]> {
+  return bundledCommand("relay/traffic/main.ts", "windsock-traffic", "the traffic broker", name);
 }
 
 /** Resolves with the ports once the broker logs {"msg":"listening"}; echoes its lines. */
