@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/longestFirstSequencer.ts";
 import { prepareStaticAssets } from "./tools/lib/staticAssets.ts";
 
 // wrangler's informational lines ("Using secrets defined in .dev.vars", once per test file) are noise
@@ -108,6 +109,7 @@ export default defineConfig({
   test: {
     // A test's console output is shown only when it fails: a green run is a short log.
     silent: "passed-only",
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       workerProject("worker", {
         include: ["test/worker/**/*.test.ts"],
