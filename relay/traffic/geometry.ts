@@ -92,8 +92,11 @@ export function closestApproach(
   horizonS: number,
 ): Approach {
   // Both dead-reckoned to now, inline: this runs for every pair of tracks near each other.
-  const [ax, ay] = velocityEN(own.groundSpeedMs, own.headingDeg);
-  const [bx, by] = velocityEN(other.groundSpeedMs, other.headingDeg);
+  // velocityEN's components, without its arrays: a pair costs no garbage.
+  const ax = own.groundSpeedMs * Math.sin(own.headingDeg * RAD);
+  const ay = own.groundSpeedMs * Math.cos(own.headingDeg * RAD);
+  const bx = other.groundSpeedMs * Math.sin(other.headingDeg * RAD);
+  const by = other.groundSpeedMs * Math.cos(other.headingDeg * RAD);
   const aSeconds = (nowMs - own.recordedAt) / 1000;
   const bSeconds = (nowMs - other.recordedAt) / 1000;
   const aLatitude = own.latitude + (ay * aSeconds) / EARTH_RADIUS_M / RAD;

@@ -52,6 +52,8 @@ interface Sent {
   /** The state sent (its recordedAt), and when. */
   recordedAt: number;
   at: number;
+  /** A newer state of the same kind is waiting for the flight's next survey. */
+  newer: boolean;
 }
 
 interface Monitored {
@@ -62,8 +64,6 @@ interface Monitored {
   sent: Map<string, Sent>;
   /** Tracks new to the flight or of a new kind since the last flush. */
   urgent: Map<string, TrafficKind>;
-  /** Newer states of tracks of an unchanged kind, for the next survey. */
-  changed: Map<string, TrafficKind>;
   /** When the flight last published its changes (its survey), and last weighed every track near it (its scan). */
   surveyedAt: number;
   scannedAt: number;
@@ -98,7 +98,6 @@ export class TrafficMonitor {
       own,
       sent: new Map(),
       urgent: new Map(),
-      changed: new Map(),
       surveyedAt: 0,
       scannedAt: 0,
       ownAtScan: null,
@@ -149,13 +148,13 @@ export class TrafficMonitor {
       if (flight === self || flight.own === null) return;
       const kind = kindOf(flight.own, track, now);
       const sent = flight.sent.get(track.id);
-      if (kind === null) {
+      // Most visits find the same kind as sent: they only mark the state for the survey.
+      if (kind !== null && kind === sent?.kind) {
+        sent.newer = true;
+        if (flight.urgent.size > 0) flight.urgent.delete(track.id);
+      } else if (kind === null) {
         if (sent) flight.sent.delete(track.id);
-        flight.urgent.delete(track.id);
-        flight.changed.delete(track.id);
-      } else if (kind === sent?.kind) {
-        flight.urgent.delete(track.id);
-        flight.changed.set(track.id, kind);
+        if (flight.urgent.size > 0) flight.urgent.delete(track.id);
       } else if (flight.urgent.get(track.id) !== kind) {
         flight.urgent.set(track.id, kind);
         this.urgent.add(flight);
@@ -172,8 +171,7 @@ export class TrafficMonitor {
         const track = this.tracks.get(id)?.track;
         if (!track) continue;
         out[kind].push(track);
-        flight.sent.set(id, { kind, recordedAt: track.recordedAt, at: now });
-        flight.changed.delete(id);
+        flight.sent.set(id, { kind, recordedAt: track.recordedAt, at: now, newer: false });
       }
       flight.urgent.clear();
       if (flight.own) this.publish(flight, flight.own, out, now);
@@ -208,7 +206,7 @@ export class TrafficMonitor {
 
   /**
    * The flight's message a second per topic: the tracks whose state is newer than the one it was sent
-   * (and not sent within the second). Their updates found them (`changed`) as long as the flight flies
+   * (and not sent within the second). Their updates marked them (`newer`) as long as the flight flies
    * as it said it would; when it does not (it turned, sped up, stopped), and every few seconds anyway,
    * every track near it is weighed again (its scan).
    */
@@ -220,9 +218,8 @@ export class TrafficMonitor {
       if (last && last.kind === kind && (last.recordedAt >= track.recordedAt || now - last.at < REPUBLISH_MS))
         return;
       out[kind].push(track);
-      flight.sent.set(track.id, { kind, recordedAt: track.recordedAt, at: now });
-      flight.urgent.delete(track.id);
-      flight.changed.delete(track.id);
+      flight.sent.set(track.id, { kind, recordedAt: track.recordedAt, at: now, newer: false });
+      if (flight.urgent.size > 0) flight.urgent.delete(track.id);
     };
     const scanDue =
       flight.ownAtScan === null || now - flight.scannedAt >= RESCAN_MS || departed(flight.ownAtScan, own);
@@ -234,13 +231,12 @@ export class TrafficMonitor {
         const kind = kindOf(own, track, now);
         if (kind !== null) return take(track, kind);
         flight.sent.delete(track.id);
-        flight.changed.delete(track.id);
       });
     } else {
-      for (const [id, kind] of flight.changed) {
+      for (const [id, last] of flight.sent) {
+        if (!last.newer) continue;
         const track = this.tracks.get(id)?.track;
-        if (track) take(track, kind);
-        else flight.changed.delete(id);
+        if (track) take(track, last.kind);
       }
     }
     // Tracks forgotten since (silent for 30 s) leave the flight's records too.
