@@ -76,7 +76,8 @@ export interface Bindings {
   RELAY_SECRET?: string;
   /**
    * The traffic broker's position feed (relay/traffic/, docs/traffic.md), e.g. `https://relay.example:8885`:
-   * each flight's latest position is pushed there at most once a second. Unset: no traffic from flights.
+   * each flight's latest position is pushed there at most once a second. Several brokers behind one
+   * MQTT address: their feeds separated by commas, each gets every push. Unset: no traffic from flights.
    */
   TRAFFIC_FEED_URL?: string;
   /** The traffic broker's MQTT-over-WebSocket URL for the live page's nearby traffic (`wss://…/mqtt`). */

@@ -93,7 +93,12 @@ export function workerAsker(workerUrl: string, secret: string, timeoutMs = 10_00
   return async (flightId, token) => {
     const res = await fetch(`${workerUrl}/internal/v1/traffic/clients`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${secret}` },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${secret}`,
+        // A few hundred bytes: inflating them cost the broker more than its traffic (the bench's profile).
+        "accept-encoding": "identity",
+      },
       body: JSON.stringify({ flight_id: flightId, token }),
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -91,14 +91,23 @@ export function closestApproach(
   nowMs: number,
   horizonS: number,
 ): Approach {
-  const a = extrapolate(own, nowMs);
-  const b = extrapolate(other, nowMs);
-  const cosLat = Math.cos(a.latitude * RAD);
+  // Both dead-reckoned to now, inline: this runs for every pair of tracks near each other.
+  // velocityEN's components, without its arrays: a pair costs no garbage.
+  const ax = own.groundSpeedMs * Math.sin(own.headingDeg * RAD);
+  const ay = own.groundSpeedMs * Math.cos(own.headingDeg * RAD);
+  const bx = other.groundSpeedMs * Math.sin(other.headingDeg * RAD);
+  const by = other.groundSpeedMs * Math.cos(other.headingDeg * RAD);
+  const aSeconds = (nowMs - own.recordedAt) / 1000;
+  const bSeconds = (nowMs - other.recordedAt) / 1000;
+  const aLatitude = own.latitude + (ay * aSeconds) / EARTH_RADIUS_M / RAD;
+  const cosLat = Math.cos(aLatitude * RAD);
+  const metresPerDegree = RAD * EARTH_RADIUS_M;
   // The other's position relative to ours on the local plane, metres east and north.
-  const rx = (b.longitude - a.longitude) * RAD * EARTH_RADIUS_M * cosLat;
-  const ry = (b.latitude - a.latitude) * RAD * EARTH_RADIUS_M;
-  const [ax, ay] = velocityEN(a.groundSpeedMs, a.headingDeg);
-  const [bx, by] = velocityEN(b.groundSpeedMs, b.headingDeg);
+  const rx =
+    (other.longitude - own.longitude) * metresPerDegree * cosLat +
+    bx * bSeconds * (cosLat / Math.cos(other.latitude * RAD)) -
+    ax * aSeconds * (cosLat / Math.cos(own.latitude * RAD));
+  const ry = (other.latitude - own.latitude) * metresPerDegree + by * bSeconds - ay * aSeconds;
   const vx = bx - ax;
   const vy = by - ay;
   const speed2 = vx * vx + vy * vy;
@@ -107,6 +116,6 @@ export function closestApproach(
     rangeM: Math.hypot(rx, ry),
     timeS: t,
     distanceM: Math.hypot(rx + vx * t, ry + vy * t),
-    verticalM: b.altitudeM - a.altitudeM,
+    verticalM: other.altitudeM - own.altitudeM,
   };
 }

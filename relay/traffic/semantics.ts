@@ -1,4 +1,4 @@
-import { bearingDeg, closestApproach, distanceM, type Kinematics } from "./geometry";
+import { bearingDeg, closestApproach, type Kinematics } from "./geometry";
 import { feetOf, knotsOf, METRES_PER_STATUTE_MILE, metresOfFeet } from "./units";
 
 /**
@@ -37,15 +37,30 @@ export interface Track extends Kinematics {
 
 /** What `other` is to `own` at `nowMs`: an alert, situational awareness, or nothing (null). */
 export function kindOf(own: Kinematics, other: Kinematics, nowMs: number): TrafficKind | null {
+  if (!withinReach(own, other, nowMs)) return null;
   const approach = closestApproach(own, other, nowMs, ALERT_HORIZON_S);
   if (Math.hypot(approach.distanceM, approach.verticalM) < ALERT_DISTANCE_M) return "alert";
   if (approach.rangeM <= SA_RADIUS_M && Math.abs(approach.verticalM) <= VERTICAL_BAND_M) return "sa";
   return null;
 }
 
-/** Whether `other` may matter to `own` at all: a cheap test before kindOf. */
-export function withinReach(own: Kinematics, other: Kinematics): boolean {
-  return distanceM(own.latitude, own.longitude, other.latitude, other.longitude) <= SA_RADIUS_M + 2000;
+const METRES_PER_DEGREE = 111_195;
+
+/**
+ * Whether `other` may be traffic to `own` at all, without a square root or an allocation: kindOf
+ * asks it first of every pair the grid offers (most are too far). Generous: farther than both could
+ * have flown since their reports and in the alert horizon, beyond SA and alert reach, is nothing.
+ */
+export function withinReach(own: Kinematics, other: Kinematics, nowMs: number): boolean {
+  const vertical = Math.abs(other.altitudeM - own.altitudeM);
+  if (vertical > VERTICAL_BAND_M && vertical >= ALERT_DISTANCE_M) return false;
+  const dy = (other.latitude - own.latitude) * METRES_PER_DEGREE;
+  const dx = (other.longitude - own.longitude) * METRES_PER_DEGREE * Math.cos((own.latitude * Math.PI) / 180);
+  const flownS =
+    own.groundSpeedMs * (Math.abs(nowMs - own.recordedAt) / 1000 + ALERT_HORIZON_S) +
+    other.groundSpeedMs * (Math.abs(nowMs - other.recordedAt) / 1000 + ALERT_HORIZON_S);
+  const reach = (Math.max(SA_RADIUS_M, ALERT_DISTANCE_M) + flownS) * 1.01 + 100;
+  return dx * dx + dy * dy <= reach * reach;
 }
 
 /** One element of the `traffic` array, exactly as the SDKs' decoders read it. */
@@ -70,7 +85,7 @@ export interface TrafficUpdate {
 export function trafficUpdate(own: Kinematics, track: Track, nowMs: number): TrafficUpdate {
   return {
     id: track.id,
-    direction: Math.round(bearingDeg(own.latitude, own.longitude, track.latitude, track.longitude)) % 360,
+    direction: directionOf(own, track),
     latitude: track.latitude.toFixed(7),
     longitude: track.longitude.toFixed(7),
     altitude: Math.round(feetOf(track.altitudeM)).toString(),
@@ -80,6 +95,36 @@ export function trafficUpdate(own: Kinematics, track: Track, nowMs: number): Tra
     timestamp: nowMs,
     properties: { aircraft_id: track.aircraftId, aircraft_type: track.aircraftType },
   };
+}
+
+const directionOf = (own: Kinematics, track: Track) =>
+  Math.round(bearingDeg(own.latitude, own.longitude, track.latitude, track.longitude)) % 360;
+
+/**
+ * A state's update as JSON around the two members that depend on who looks (`direction`) and when
+ * (`timestamp`), made once per state: a state goes to every flight within 10 miles (a hundred in a
+ * busy region), so the monitor joins strings rather than serialise each update again.
+ */
+const jsonOf = new WeakMap<Track, [string, string, string]>();
+
+/** One message, `{"traffic": [ … ]}`: the JSON of trafficUpdate for each track, in its order. */
+export function trafficMessage(own: Kinematics, tracks: Track[], nowMs: number): string {
+  const items = tracks.map((track) => {
+    let parts = jsonOf.get(track);
+    if (parts === undefined) {
+      const json = JSON.stringify({ ...trafficUpdate(own, track, 0), direction: 0 });
+      const direction = json.indexOf(',"direction":0,');
+      const timestamp = json.indexOf(',"timestamp":0,');
+      parts = [
+        json.slice(0, direction),
+        json.slice(direction + ',"direction":0'.length, timestamp),
+        json.slice(timestamp + ',"timestamp":0'.length),
+      ];
+      jsonOf.set(track, parts);
+    }
+    return `${parts[0]},"direction":${directionOf(own, track)}${parts[1]},"timestamp":${nowMs}${parts[2]}`;
+  });
+  return `{"traffic":[${items.join(",")}]}`;
 }
 
 /** The topic a flight's updates of a kind are published on (C++ rest/traffic.cpp, Swift, Android). */

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevVars } from "../../tools/lib/devVars";
 import { type Process, scrapeMetrics } from "../../tools/lib/processes";
 import { startTrafficProcess, type TrafficProcess } from "../../tools/lib/trafficBroker";
+import { DEV_ISSUER, SCOPES } from "../../worker/interuss/auth";
+import { signingKey, signToken, type TokenClaims } from "../../worker/lib/jwt";
 import { freePort, prepareState, startWorker } from "./services";
 
 /**
@@ -23,6 +25,8 @@ const running: Process[] = [];
 const clients: MqttClient[] = [];
 let worker: Process & { baseUrl: string };
 let broker: TrafficProcess;
+/** A second broker on the same feed, as a second relay host behind the same address would be. */
+let secondBroker: TrafficProcess;
 let ca: Buffer;
 let apiKey: string;
 let adsbHttp: Server;
@@ -72,8 +76,9 @@ function connect(
   username: string | undefined,
   password: string | undefined,
   options: mqtt.IClientOptions = {},
+  to: TrafficProcess = broker,
 ) {
-  const client = mqtt.connect(`mqtts://127.0.0.1:${broker.port}`, {
+  const client = mqtt.connect(`mqtts://127.0.0.1:${to.port}`, {
     username,
     password,
     ca,
@@ -180,9 +185,16 @@ beforeAll(async () => {
     ],
   });
   running.push(broker);
+  secondBroker = await startTrafficProcess({
+    workerUrl: `http://127.0.0.1:${workerPort}`,
+    secret: ensureDevVars().RELAY_SECRET!,
+    tlsDir: path.join(stateDir, "traffic-tls"),
+    flags: [`--sbs=127.0.0.1:${sbsPort}`],
+  });
+  running.push(secondBroker);
   ca = readFileSync(path.join(stateDir, "traffic-tls", "ca.crt"));
   worker = await startWorker(stateDir, workerPort, {
-    TRAFFIC_FEED_URL: `http://127.0.0.1:${broker.feedPort}`,
+    TRAFFIC_FEED_URL: `http://127.0.0.1:${broker.feedPort},http://127.0.0.1:${secondBroker.feedPort}`,
   });
   running.push(worker);
 });
@@ -367,6 +379,122 @@ describe("traffic over MQTT (TLS, real client)", () => {
     });
     clients.push(wrong);
     expect(await refusal(wrong)).toBe(5);
+  });
+
+  it("publishes an injected InterUSS test flight's states timed in the future as their times come", async () => {
+    const lee = await pilotToken("lee");
+    const at = { lat: 41, lng: -101 };
+    const own = await flight(lee, at);
+    const client = connect(own, lee);
+    await connected(client);
+    const box = inbox(client);
+    await client.subscribeAsync(`uav/traffic/sa/${own}`, { qos: 1 });
+    await api("POST", `/flight/v2/${own}/telemetry`, lee, {
+      states: [
+        {
+          timestamp: { value: new Date().toISOString(), format: "RFC3339" },
+          position: { lat: at.lat, lng: at.lng, alt: 300 },
+          track: 0,
+          speed: 0,
+          vertical_speed: 0,
+        },
+      ],
+    });
+    // The qualifier's flight: eight states a second apart, the first 4 s from now, 2 km north and
+    // moving 100 m north each second.
+    const start = Date.now() + 4000;
+    const northOf = (i: number) => at.lat + (2000 + 100 * i) / M_PER_DEG;
+    const telemetry = Array.from({ length: 8 }, (_, i) => ({
+      timestamp: new Date(start + i * 1000).toISOString(),
+      timestamp_accuracy: 0.1,
+      operational_status: "Airborne",
+      position: { lat: northOf(i), lng: at.lng, alt: 300, extrapolated: false },
+      height: { distance: 50, reference: "TakeoffLocation" },
+      track: 0,
+      speed: 100,
+      vertical_speed: 0,
+    }));
+    const iat = Math.floor(Date.now() / 1000);
+    const claims = { iss: DEV_ISSUER, sub: "uss_qualifier", aud: "127.0.0.1", iat, exp: iat + 600 };
+    const token = await signToken(
+      { ...claims, scope: SCOPES.ridInjection } as unknown as TokenClaims,
+      await signingKey(ensureDevVars().JWT_PRIVATE_KEY!),
+    );
+    const res = await fetch(`${worker.baseUrl}/interuss/rid/v1/tests/traffic-future-${iat}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        requested_flights: [
+          {
+            injection_id: crypto.randomUUID(),
+            aircraft_type: "Helicopter",
+            telemetry,
+            details_responses: [
+              {
+                effective_after: new Date(start - 60_000).toISOString(),
+                details: { id: "uss1.traffic-future", operator_id: "CHEm1234567abcdef" },
+              },
+            ],
+          },
+        ],
+      }),
+    });
+    const injected = (await res.json()) as any;
+    expect(res.status, JSON.stringify(injected)).toBe(200);
+    const injectedId: string = injected.injected_flights[0].details_responses[0].details.id;
+
+    const first = await box.until(withTrack(injectedId), 15_000);
+    const firstSeenAt = Date.now();
+    // Nothing of it before its first state's time (less the second a record may run ahead).
+    expect(firstSeenAt).toBeGreaterThanOrEqual(start - 1000);
+    const states = (m: Message) =>
+      m.traffic.filter((t) => t.id === injectedId).map((t) => Number(t.latitude));
+    const seen = new Set(states(first));
+    // Then it moves along its states as their times come, never ahead of them.
+    await box.until(
+      (m) => withTrack(injectedId)(m) && states(m).some((lat) => lat >= northOf(4) - 1e-6),
+      15_000,
+    );
+    for (const m of box.messages.filter(withTrack(injectedId))) for (const lat of states(m)) seen.add(lat);
+    expect(seen.size).toBeGreaterThanOrEqual(3);
+    const lastSeen = Math.max(...seen);
+    const index = Math.round(((lastSeen - at.lat) * M_PER_DEG - 2000) / 100);
+    expect(start + index * 1000).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  it("serves from two brokers on one feed (two hosts behind one address), each client its alerts", async () => {
+    const mia = await pilotToken("mia");
+    const ned = await pilotToken("ned");
+    const at = { lat: 42, lng: -102 };
+    const mias = await flight(mia, at);
+    const neds = await flight(ned, at);
+    const onFirst = connect(mias, mia);
+    const onSecond = connect(neds, ned, {}, secondBroker);
+    await Promise.all([connected(onFirst), connected(onSecond)]);
+    const [first, second] = [inbox(onFirst), inbox(onSecond)];
+    await onFirst.subscribeAsync(`uav/traffic/alert/${mias}`, { qos: 1 });
+    await onSecond.subscribeAsync(`uav/traffic/alert/${neds}`, { qos: 1 });
+    // Head on, 1.5 km apart at 30 m/s each: both within 1,000 m in 30 s.
+    const state = (northM: number, track: number) => ({
+      states: [
+        {
+          timestamp: { value: new Date().toISOString(), format: "RFC3339" },
+          position: { lat: at.lat + northM / M_PER_DEG, lng: at.lng, alt: 300 },
+          track,
+          speed: 30,
+          vertical_speed: 0,
+        },
+      ],
+    });
+    await api("POST", `/flight/v2/${mias}/telemetry`, mia, state(0, 0));
+    await api("POST", `/flight/v2/${neds}/telemetry`, ned, state(1500, 180));
+    await first.until(withTrack(neds));
+    await second.until(withTrack(mias));
+    // Each broker holds both tracks, and monitors only its own client's flight.
+    for (const b of [broker, secondBroker]) {
+      const metrics = await scrapeMetrics(b.feedPort);
+      expect(metrics.get("traffic_tracks")).toBeGreaterThanOrEqual(2);
+    }
   });
 
   it("counts the receiver's malformed lines and keeps reading", async () => {

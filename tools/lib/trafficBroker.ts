@@ -172,7 +172,10 @@ export async function startTrafficProcess(options: {
   env?: Record<string, string>;
 }): Promise<TrafficProcess> {
   const certs = ensureDevCertificates(options.tlsDir);
+  // TRAFFIC_CPU_PROFILE_DIR: a V8 CPU profile of the broker when it stops (as RELAY_CPU_PROFILE_DIR).
+  const profile = process.env.TRAFFIC_CPU_PROFILE_DIR;
   const args = [
+    ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
     ...(await trafficCommand(`traffic-${process.pid}`)),
     "--port=0",
     "--ws-port=0",

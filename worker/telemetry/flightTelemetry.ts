@@ -97,7 +97,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
   /** The flight's F3411 Identification Service Areas, registered by the alarm (isaOutbox.ts). */
   private readonly isa = new IsaOutbox(this.ctx, this.env);
   /** The flight's latest position, for the traffic broker (trafficFeed.ts). */
-  private readonly traffic = new TrafficFeed(this.ctx, this.env);
+  private readonly traffic = new TrafficFeed(this.ctx, this.env, () => this.hasTable());
 
   /** Stores the records not stored before, then monitors and streams them; returns how many were new. */
   async ingest(records: TelemetryRecord[]): Promise<{ stored: number; duplicates: number }> {
@@ -129,6 +129,7 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     await this.live.stored(fresh);
     if (stored > 0) await this.positions.stored(fresh);
     if (stored > 0) this.traffic.stored(fresh);
+    if (this.traffic.waiting) await this.armForTraffic();
     if (stored > 0) await this.queueWebhooks();
     if (stored > 0) await this.queueIsa(fresh);
     return { stored, duplicates: records.length - stored };
@@ -263,7 +264,25 @@ export class FlightTelemetry extends DurableObject<Bindings> {
     } finally {
       await this.armForWebhooks();
       await this.runIsaOutbox();
+      await this.runTrafficFeed();
     }
+  }
+
+  /** The traffic feed's turn of the alarm: positions whose time has come, then the next one's. */
+  private async runTrafficFeed(): Promise<void> {
+    try {
+      this.traffic.catchUp();
+      await this.armForTraffic();
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", message: "traffic feed failed", error: String(err) }));
+    }
+  }
+
+  private async armForTraffic(): Promise<void> {
+    const due = this.traffic.nextDue();
+    if (due === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || due < current) await this.ctx.storage.setAlarm(due);
   }
 
   /** Closes the flight's open ISA (end-comm, the flight's end); the alarm deletes it at the DSS. */

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { createLog } from "../../../relay/log";
 import { parseAircraftJson, SbsAssembler } from "../../../relay/traffic/adsb";
+import { pollAircraftJson } from "../../../relay/traffic/adsbSources";
 
 const FIXTURES = path.join(import.meta.dirname, "../../fixtures/traffic");
 const recorded = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
@@ -85,5 +89,35 @@ describe("SBS-1 BaseStation lines (recorded sample)", () => {
     expect("track" in sbs.line("MSG,4,1,1,A00003,1,,,,,,,90,90,,,0,,,,,0", 10)).toBe(true);
     sbs.forget(100);
     expect(sbs.line("MSG,4,1,1,A00003,1,,,,,,,90,90,,,0,,,,,0", 200)).toEqual({ ignored: true });
+  });
+});
+
+describe("the receiver's aircraft.json over HTTP", () => {
+  it("keeps polling after an answer that is not an aircraft.json, and reads the next one", async () => {
+    const good = recorded("readsb-aircraft.recorded.json");
+    const answers = ["<html>502 Bad Gateway</html>", '{"now": 1, "aircraft": [', good];
+    const server = createServer((_req, res) => {
+      const body = answers.shift() ?? good;
+      const doc = body === good ? JSON.stringify({ ...JSON.parse(good), now: Date.now() / 1000 }) : body;
+      res.writeHead(200, { "content-type": "application/json" }).end(doc);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const counters = { tracks: 0, skipped: 0, malformed: 0, failures: 0 };
+    const delivered: string[] = [];
+    const source = pollAircraftJson(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/data/aircraft.json`,
+      50,
+      (tracks) => delivered.push(...tracks.map((t) => t.id)),
+      counters,
+      createLog("error"),
+    );
+    try {
+      await expect.poll(() => delivered.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(counters.failures).toBe(2);
+      expect(delivered).toContain("icao:a4b2c1");
+    } finally {
+      source.stop();
+      server.close();
+    }
   });
 });

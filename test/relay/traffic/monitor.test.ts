@@ -100,6 +100,19 @@ describe("the traffic monitor", () => {
     expect(sent.map((m) => m.topic)).toEqual(["uav/traffic/alert/flight|own"]);
   });
 
+  it("finds a silent track that comes within alert range as time passes (every 5 s at the latest)", () => {
+    monitor.watch("flight|own");
+    monitor.update(track("flight|own", 0));
+    // 3 km north, south at 50 m/s, then silent: within 1,000 m in 30 s from 10 s on (dead-reckoned).
+    monitor.update(track("flight|silent", 3000, { groundSpeedMs: 50, headingDeg: 180 }));
+    monitor.flush();
+    expect(sent.map((m) => m.topic)).toEqual(["uav/traffic/sa/flight|own"]);
+    const start = clock;
+    while (!sent.some((m) => m.topic.startsWith("uav/traffic/alert/")) && clock - start < 20_000) step(1000);
+    expect(clock - start).toBeGreaterThanOrEqual(10_000);
+    expect(clock - start).toBeLessThanOrEqual(15_000);
+  });
+
   it("forgets tracks not heard of for 30 s, and flights no longer monitored", () => {
     monitor.watch("flight|own");
     monitor.update(track("flight|own", 0));

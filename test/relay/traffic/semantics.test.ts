@@ -1,6 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { Kinematics } from "../../../relay/traffic/geometry";
-import { kindOf, parseTopic, type Track, topicOf, trafficUpdate } from "../../../relay/traffic/semantics";
+import { closestApproach, type Kinematics } from "../../../relay/traffic/geometry";
+import {
+  ALERT_DISTANCE_M,
+  ALERT_HORIZON_S,
+  kindOf,
+  parseTopic,
+  SA_RADIUS_M,
+  type Track,
+  topicOf,
+  trafficMessage,
+  trafficUpdate,
+  VERTICAL_BAND_M,
+  withinReach,
+} from "../../../relay/traffic/semantics";
 
 const M_PER_DEG = 111_195;
 const own: Kinematics = {
@@ -50,6 +62,34 @@ describe("kinds of traffic", () => {
     const other = north(2000, { groundSpeedMs: 25, headingDeg: 180, recordedAt: -40_000 });
     expect(kindOf(own, other, 0)).toBe("alert");
   });
+
+  it("skips, by its cheap first test, only pairs that are nothing to each other", () => {
+    // A fixed pseudo-random spread of pairs up to 60 km apart, at any speed, heading, height and age.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const aircraft = (): Kinematics => ({
+      latitude: 60 + (random() - 0.5) * 1.1,
+      longitude: 10 + (random() - 0.5) * 2,
+      altitudeM: random() * 3000,
+      groundSpeedMs: random() < 0.3 ? 0 : random() * 300,
+      headingDeg: random() * 360,
+      recordedAt: -random() * 30_000,
+    });
+    let skipped = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const [a, b] = [aircraft(), aircraft()];
+      const approach = closestApproach(a, b, 0, ALERT_HORIZON_S);
+      const alert = Math.hypot(approach.distanceM, approach.verticalM) < ALERT_DISTANCE_M;
+      const sa = approach.rangeM <= SA_RADIUS_M && Math.abs(approach.verticalM) <= VERTICAL_BAND_M;
+      if (withinReach(a, b, 0)) continue;
+      skipped++;
+      expect(alert || sa, JSON.stringify([a, b])).toBe(false);
+    }
+    expect(skipped).toBeGreaterThan(5000);
+  });
 });
 
 describe("the SDKs' payload", () => {
@@ -93,6 +133,21 @@ describe("the SDKs' payload", () => {
       "timestamp",
       "properties",
     ]);
+  });
+
+  it("makes a message of several tracks as JSON of their updates, members in the same order", () => {
+    const tracks: Track[] = [
+      { ...north(800), id: 'flight|a"quoted\\', aircraftId: "flight|a" },
+      {
+        ...north(-3000, { groundSpeedMs: 12.5, headingDeg: 359.7, recordedAt: 1_764_370_800_999 }),
+        id: "icao:00ff01",
+      },
+    ];
+    for (const at of [1_764_370_801_000, 1_764_370_802_500]) {
+      const text = trafficMessage(own, tracks, at);
+      expect(text).toBe(JSON.stringify({ traffic: tracks.map((t) => trafficUpdate(own, t, at)) }));
+    }
+    expect(trafficMessage(own, [], 0)).toBe('{"traffic":[]}');
   });
 
   it("names a flight's two topics and reads them back", () => {
