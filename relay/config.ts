@@ -1,7 +1,7 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { ISSUED_FLIGHT_ID } from "../proto/datagram";
-import { isLogLevel, type LogLevel } from "./log";
+import { readOptions } from "./command";
+import type { LogLevel } from "./log";
 
 export const HELP = `Windsock telemetry relay: receives encrypted telemetry datagrams over UDP (spec 4.6), decrypts
 and validates them, and posts the records to the worker's internal API.
@@ -95,47 +95,24 @@ const NUMERIC = {
   "unknown-ttl-ms": ["RELAY_UNKNOWN_TTL_MS", 2000],
   "recv-buffer-mb": ["RELAY_RECV_BUFFER_MB", 4],
   "shutdown-ms": ["RELAY_SHUTDOWN_MS", 5000],
-} as const satisfies Record<string, [string, number | undefined]>;
+} as const;
 
 const TEXT = {
   host: ["TELEMETRY_HOST", "0.0.0.0"],
   "worker-url": ["WORKER_URL", "http://127.0.0.1:8787"],
   "metrics-host": ["RELAY_METRICS_HOST", "127.0.0.1"],
   "spool-dir": ["RELAY_SPOOL_DIR", undefined],
-  "log-level": ["LOG_LEVEL", "info"],
   "flight-id-pattern": ["RELAY_FLIGHT_ID_PATTERN", undefined],
-} as const satisfies Record<string, [string, string | undefined]>;
+} as const;
 
 /** Reads the configuration; `help` when --help was asked for. Throws with a message naming the bad option. */
 export function readConfig(argv: string[], env: Record<string, string | undefined>): RelayConfig | "help" {
-  const options = Object.fromEntries(
-    [...Object.keys(NUMERIC), ...Object.keys(TEXT)].map((name) => [name, { type: "string" as const }]),
-  );
-  const { values } = parseArgs({
-    args: argv,
-    options: { ...options, help: { type: "boolean" } },
-    strict: true,
-  });
-  if (values.help) return "help";
-  const flags = values as Record<string, string | undefined>;
-
-  const number = (name: keyof typeof NUMERIC): number | undefined => {
-    const [variable, fallback] = NUMERIC[name];
-    const raw = flags[name] ?? env[variable];
-    if (raw === undefined || raw === "") return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0)
-      throw new Error(`--${name} (${variable}) must be a number ≥ 0, not "${raw}"`);
-    return value;
-  };
-  const text = (name: keyof typeof TEXT): string | undefined =>
-    flags[name] ?? env[TEXT[name][0]] ?? TEXT[name][1];
+  const options = readOptions(argv, env, { numeric: NUMERIC, text: TEXT });
+  if (options === "help") return "help";
+  const { number, text, logLevel } = options;
 
   const secret = env.RELAY_SECRET;
   if (!secret) throw new Error("RELAY_SECRET is not set: the relay authenticates to the worker with it");
-  const logLevel = text("log-level")!;
-  if (!isLogLevel(logLevel))
-    throw new Error(`--log-level must be debug, info, warn or error, not "${logLevel}"`);
   const batchSize = number("batch-size")!;
   const pattern = text("flight-id-pattern");
   let flightIdPattern = ISSUED_FLIGHT_ID;

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { isLogLevel, type LogLevel } from "../log";
+import { readOptions } from "../command";
+import type { LogLevel } from "../log";
 
 export const HELP = `Windsock traffic broker: an MQTT broker (aedes) that tells each monitored flight's pilot about the
 aircraft near it, as the AirMap SDKs' monitor-traffic expects (docs/traffic.md).
@@ -92,43 +92,19 @@ const TEXT = {
   "worker-url": ["WORKER_URL", "http://127.0.0.1:8787"],
   "adsb-url": ["TRAFFIC_ADSB_URL", undefined],
   sbs: ["TRAFFIC_SBS", undefined],
-  "log-level": ["LOG_LEVEL", "info"],
-} as const satisfies Record<string, readonly [string, string | undefined]>;
+} as const;
 
 /** The development certificate's files under STATE_DIR (tools/start.ts makes them). */
 export const devTlsDir = (stateDir: string) => path.resolve(stateDir, "traffic-tls");
 
 /** Reads the configuration; `help` when --help was asked for. Throws with a message naming the bad option. */
 export function readConfig(argv: string[], env: Record<string, string | undefined>): TrafficConfig | "help" {
-  const options = Object.fromEntries(
-    [...Object.keys(NUMERIC), ...Object.keys(TEXT)].map((name) => [name, { type: "string" as const }]),
-  );
-  const { values } = parseArgs({
-    args: argv,
-    options: { ...options, help: { type: "boolean" }, "ws-plain": { type: "boolean" } },
-    strict: true,
-  });
-  if (values.help) return "help";
-  const flags = values as Record<string, string | undefined>;
-  const number = (name: keyof typeof NUMERIC): number => {
-    const [variable, fallback] = NUMERIC[name];
-    const raw = flags[name] ?? env[variable];
-    if (raw === undefined || raw === "") return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 0)
-      throw new Error(`--${name} (${variable}) must be a whole number ≥ 0, not "${raw}"`);
-    return value;
-  };
-  const text = (name: keyof typeof TEXT): string | undefined => {
-    const value = flags[name] ?? env[TEXT[name][0]];
-    return value === undefined || value === "" ? TEXT[name][1] : value;
-  };
+  const options = readOptions(argv, env, { numeric: NUMERIC, text: TEXT, switches: ["ws-plain"] });
+  if (options === "help") return "help";
+  const { number, text, logLevel } = options;
   const secret = env.RELAY_SECRET;
   if (!secret)
     throw new Error("RELAY_SECRET is not set: the broker and the worker authenticate to each other with it");
-  const logLevel = text("log-level")!;
-  if (!isLogLevel(logLevel))
-    throw new Error(`--log-level must be debug, info, warn or error, not "${logLevel}"`);
   const wsRaw = text("ws-port")!;
   const wsPort = wsRaw === "off" ? null : Number(wsRaw);
   if (wsPort !== null && (!Number.isInteger(wsPort) || wsPort < 0))
@@ -150,7 +126,7 @@ export function readConfig(argv: string[], env: Record<string, string | undefine
   return {
     port: number("port"),
     wsPort,
-    wsPlain: Boolean(values["ws-plain"]) || env.TRAFFIC_WS_PLAIN === "1",
+    wsPlain: options.switch("ws-plain") || env.TRAFFIC_WS_PLAIN === "1",
     host: text("host")!,
     certFile: text("cert") ?? path.join(tls, "server.crt"),
     keyFile: text("key") ?? path.join(tls, "server.key"),
