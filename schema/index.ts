@@ -1,4 +1,5 @@
 export * from "./accounts";
+export * from "./agreements";
 export * from "./aircraft";
 export * from "./airspace";
 export * from "./deeplink";

@@ -33,6 +33,8 @@ Environment:
                   (x-storage-round-trips), and x-simulated-storage-ms delays them (the latency bench)
   IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3): the
                   development application's pilots sign in there (the banner prints the credentials)
+  IDP_REDIRECT_URIS  app redirect URIs its client accepts, comma-separated (default the Swift SDK
+                  example app's com.airmap.airmapsdk-example-ios://oauth2/airmap)
   TRAFFIC_PORT    the traffic broker's MQTT over TLS port (default 8883, or a free port when taken);
                   TRAFFIC_WS_PORT (MQTT over WebSockets, ws:// in development) and TRAFFIC_FEED_PORT
                   (the worker's position pushes) default to the two after it. TRAFFIC_HOST binds
@@ -129,7 +131,10 @@ async function main() {
   const identity = await devIdentity.startDevIdentityProvider({
     port: IDP_PORT,
     password: devPilotPassword(),
-    redirectUris: [`${baseUrl}/create_flight/v1/signed_in`],
+    redirectUris: [
+      `${baseUrl}/create_flight/v1/signed_in`,
+      ...devIdentity.appRedirectUris(process.env.IDP_REDIRECT_URIS),
+    ],
   });
   // On a busy machine the local platform can drop a request: the whole preparation is tried again on
   // a fresh connection (applied migrations and loaded seeds are kept, so a retry redoes only the rest).

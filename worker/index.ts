@@ -21,6 +21,7 @@ import { limitPublicRequests } from "./middleware/publicRateLimit";
 import { holdRefusals } from "./middleware/tarpit";
 import { pageAccount } from "./pages/api";
 import { advisoryRoutes } from "./routes/advisory";
+import { agreementRoutes } from "./routes/agreements";
 import { aircraftRoutes } from "./routes/aircraft";
 import { airspaceRoutes } from "./routes/airspace";
 import { airspaceSourceRoutes } from "./routes/airspaceSources";
@@ -78,7 +79,7 @@ const PUBLIC_PATHS = [
   /^\/create_flight\/v1\/?$/,
   /^\/deeplink\/v1\/open\/?$/,
   // The SDKs' sign-in, which they send without a key (middleware/loginApplication.ts finds the application).
-  /^\/(oauth\/ro|delegation|realms\/[^/]+\/protocol\/openid-connect\/token)$/,
+  /^\/(oauth\/ro|delegation|realms\/[^/]+\/protocol\/openid-connect\/(token|logout))$/,
   /^\/realms\/[^/]+\/\.well-known\/openid-configuration$/,
   // The page's sign-in at the account's identity provider (worker/services/pageSignIn.ts).
   /^\/create_flight\/v1\/sign(ed)?_in$/,
@@ -171,6 +172,7 @@ app.route("/", authorizationRoutes);
 app.route("/", flightPlanRoutes);
 app.route("/", flightRoutes);
 app.route("/", pilotRoutes);
+app.route("/", agreementRoutes);
 app.route("/", aircraftRoutes);
 app.route("/", telemetryRoutes);
 app.route("/", trafficRoutes);

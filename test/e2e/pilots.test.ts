@@ -1,9 +1,16 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../../tools/lib/config";
-import { type DevIdentityProvider, startDevIdentityProvider } from "../../tools/lib/devIdentityProvider";
+import {
+  DEV_CLIENT_ID,
+  DEV_PILOT_USERNAME,
+  type DevIdentityProvider,
+  SWIFT_EXAMPLE_REDIRECT_URI,
+  startDevIdentityProvider,
+} from "../../tools/lib/devIdentityProvider";
 import { JWKS_REFETCH_COOLDOWN_MS } from "../../worker/domain/identityProvider";
 import { addAccount } from "./services";
 
@@ -368,6 +375,165 @@ describe("the deep-link page signs the pilot in at the application's provider", 
 });
 
 /**
+ * The Swift SDK's own OpenID sign-in, as AppAuth runs it (AirMapSDK-Swift 0fbabab, AppAuth-iOS 1.x),
+ * against the development provider exactly as `npm start` configured it (the shared service's, not
+ * one made by this file): discovery at the SDK's issuer `https://auth.<domain>/realms/airmap/`
+ * (Constants.swift 89; the auth host pointed at this service), the authorization request of
+ * `OIDAuthorizationRequest(from:)` (AppAuth+AirMap.swift 26–37) with the app's redirect URI
+ * `<lowercased bundle id>://oauth2/airmap`, the code exchanged with PKCE, the ID token checked as
+ * AppAuth checks it, then the SDK's own calls with the ACCESS token as bearer and the ID token's
+ * `sub` as the pilot (AuthService.swift 191–209), a profile edit with `app_metadata`
+ * (AirMapPilot.swift 71–89), a refresh, and its logout (OpenIdClient.swift 32–42).
+ */
+describe("the Swift SDK's AppAuth sign-in at npm start's development provider", () => {
+  const REDIRECT = SWIFT_EXAMPLE_REDIRECT_URI;
+  const shell = readFileSync(inject("service").envFile, "utf8");
+  const setting = (name: string) => new RegExp(`^export ${name}='?([^'\n]+)'?$`, "m").exec(shell)![1]!;
+  const appKey = setting("WINDSOCK_API_KEY");
+  const pilotPassword = setting("WINDSOCK_PILOT_PASSWORD");
+  /** HTTPClient.defaultHeaders (HTTPClient.swift 70–80). */
+  const swiftHeaders = (accessToken: string) => ({
+    Accept: "application/json",
+    "X-API-Key": appKey,
+    Authorization: `Bearer ${accessToken}`,
+  });
+
+  it("signs in with the app's redirect URI, reads and edits the pilot, refreshes, and logs out", async () => {
+    // OIDAuthorizationService.discoverConfiguration: `<issuer>.well-known/openid-configuration`, no key.
+    const discovered = await fetch(`${baseUrl}/realms/airmap/.well-known/openid-configuration`);
+    expect(discovered.status).toBe(200);
+    const config = (await discovered.json()) as any;
+    for (const member of ["issuer", "authorization_endpoint", "token_endpoint"])
+      expect(typeof config[member], member).toBe("string");
+
+    // OIDAuthorizationRequest: 32 random bytes each for state, nonce and verifier, S256, prompt=login.
+    const random = () => randomBytes(32).toString("base64url");
+    const [state, nonce, verifier] = [random(), random(), random()];
+    const authorize = new URL(config.authorization_endpoint);
+    for (const [k, v] of Object.entries({
+      response_type: "code",
+      client_id: DEV_CLIENT_ID,
+      redirect_uri: REDIRECT,
+      scope: "openid email airmap-api offline_access",
+      state,
+      nonce,
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+      prompt: "login",
+    }))
+      authorize.searchParams.set(k, v);
+    const back = new URL(
+      await signInAtProvider(
+        { issuer: config.issuer, username: DEV_PILOT_USERNAME },
+        authorize.href,
+        REDIRECT,
+        pilotPassword,
+      ),
+    );
+    expect(`${back.protocol}//${back.host}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get("state")).toBe(state);
+
+    // OIDTokenRequest for a public client: client_id in the form, no secret.
+    const tokenForm = (fields: Record<string, string>) =>
+      fetch(config.token_endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" },
+        body: new URLSearchParams({ ...fields, client_id: DEV_CLIENT_ID }),
+      });
+    const exchanged = await tokenForm({
+      code: back.searchParams.get("code")!,
+      code_verifier: verifier,
+      grant_type: "authorization_code",
+      redirect_uri: REDIRECT,
+    });
+    const tokens = (await exchanged.json()) as any;
+    expect(exchanged.status, JSON.stringify(tokens)).toBe(200);
+    expect(typeof tokens.refresh_token).toBe("string");
+    // AppAuth's ID token checks: issuer, audience, expiry, issued within 10 minutes, nonce.
+    const id = JSON.parse(Buffer.from(tokens.id_token.split(".")[1], "base64url").toString());
+    expect(id.iss).toBe(config.issuer);
+    expect([id.aud].flat()).toContain(DEV_CLIENT_ID);
+    expect(id.exp * 1000).toBeGreaterThan(Date.now());
+    expect(Math.abs(Date.now() / 1000 - id.iat)).toBeLessThan(600);
+    expect(id.nonce).toBe(nonce);
+
+    // The SDK's credentials: the ACCESS token as bearer, the ID token's sub as the pilot.
+    const sub: string = id.sub;
+    const read = await fetch(`${baseUrl}/pilot/v2/${encodeURIComponent(sub)}`, {
+      headers: swiftHeaders(tokens.access_token),
+    });
+    const pilot = ((await read.json()) as any).data;
+    expect(read.status).toBe(200);
+    expect(pilot.id).toMatch(/^pilot\|/);
+    // PilotClient.update (PilotClient.swift 49–55): PATCH /pilot/v2/{pilot.id} with AirMapPilot.params(),
+    // app_metadata always among them; nil names become JSON null.
+    const edited = await fetch(`${baseUrl}/pilot/v2/${encodeURIComponent(pilot.id)}`, {
+      method: "PATCH",
+      headers: { ...swiftHeaders(tokens.access_token), "Content-Type": "application/json" },
+      body: JSON.stringify({
+        first_name: "Ada",
+        last_name: null,
+        user_metadata: { units: "metric" },
+        app_metadata: pilot.app_metadata ?? {},
+        username: pilot.username,
+      }),
+    });
+    const after = ((await edited.json()) as any).data;
+    expect(edited.status, JSON.stringify(after)).toBe(200);
+    // Mapped onto the pilot it edits (`update: pilot`, HTTPClient.swift 392–394): what the answer omits stays.
+    expect({ ...pilot, ...after }).toMatchObject({
+      id: pilot.id,
+      first_name: "Ada",
+      user_metadata: { units: "metric" },
+    });
+
+    // OIDAuthState renews with the refresh token at the provider; the new access token works the same.
+    const renewed = await tokenForm({ grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    const fresh = (await renewed.json()) as any;
+    expect(renewed.status, JSON.stringify(fresh)).toBe(200);
+    const again = await fetch(`${baseUrl}/pilot/v2/${encodeURIComponent(sub)}`, {
+      headers: swiftHeaders(fresh.access_token),
+    });
+    expect(((await again.json()) as any).data.id).toBe(pilot.id);
+
+    // AirMap.logout: the form to <issuer>protocol/openid-connect/logout at this service; the refresh
+    // token no longer renews at the provider afterwards.
+    const loggedOut = await fetch(`${baseUrl}/realms/airmap/protocol/openid-connect/logout`, {
+      method: "POST",
+      headers: {
+        ...swiftHeaders(fresh.access_token),
+        "Content-Type": "application/x-www-form-urlencoded; charset=utf-8",
+      },
+      body: new URLSearchParams({ client_id: DEV_CLIENT_ID, refresh_token: tokens.refresh_token }),
+    });
+    expect(loggedOut.status, await loggedOut.clone().text()).toBe(204);
+    expect(loggedOut.headers.get("x-refresh-token-revoked")).toBe("true");
+    const refused = await tokenForm({ grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as any).error).toBe("invalid_grant");
+  });
+
+  it("the provider refuses a redirect URI npm start did not configure", async () => {
+    const config = (await (
+      await fetch(`${baseUrl}/realms/airmap/.well-known/openid-configuration`)
+    ).json()) as any;
+    const authorize = new URL(config.authorization_endpoint);
+    for (const [k, v] of Object.entries({
+      response_type: "code",
+      client_id: DEV_CLIENT_ID,
+      redirect_uri: "com.example.other://oauth2/airmap",
+      scope: "openid",
+      code_challenge: createHash("sha256").update("x".repeat(43)).digest("base64url"),
+      code_challenge_method: "S256",
+    }))
+      authorize.searchParams.set(k, v);
+    const res = await fetch(authorize, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("redirect_uri");
+  });
+});
+
+/**
  * The authorization code flow as a relying party runs it: PKCE challenge, the provider's sign-in
  * form with the pilot's credentials, the code at the redirect URI, the code and verifier exchanged.
  */
@@ -415,7 +581,7 @@ async function authorizationCodeLogin(idp: DevIdentityProvider, redirectUri: str
  * credentials, and the redirects until the provider sends the browser back to `redirectUri`.
  */
 async function signInAtProvider(
-  idp: DevIdentityProvider,
+  idp: Pick<DevIdentityProvider, "issuer" | "username">,
   authorizeUrl: string,
   redirectUri: string,
   password: string,

@@ -18,6 +18,8 @@ const COMMANDS: [string[], string][] = [
   [["tools/callbacks.ts", "list"], "npm run callbacks -- list"],
   [["tools/identityProvider.ts", "set"], "npm run pilots:provider -- set"],
   [["tools/identityProvider.ts", "show"], "npm run pilots:provider -- show"],
+  [["tools/agreements.ts", "set"], "npm run agreements -- set"],
+  [["tools/agreements.ts", "list"], "npm run agreements -- list"],
   [["tools/airspace/import.ts"], "npm run airspace:import"],
   [["tools/elevation/import.ts"], "npm run elevation:import"],
   [["tools/basemap/build.ts"], "npm run basemap:build"],

@@ -11,7 +11,10 @@ export interface FakeProvider {
   clientId: string;
   /** A signed token of the provider for `sub` (RS256, `aud` the client). */
   token(sub: string, claims?: Record<string, unknown>): Promise<string>;
-  /** Answers the provider's URLs until vi.restoreAllMocks(); returns the grant types asked, in order. */
+  /**
+   * Answers the provider's URLs until vi.restoreAllMocks(); returns the grant types asked, in order,
+   * and `revoke <token>` for each RFC 7009 revocation (its discovery document names the endpoint).
+   */
   serve(users: Record<string, string>): string[];
   /** The application trusts it, with this client id. */
   trustedBy(accountId: string, clientId?: string): Promise<void>;
@@ -54,6 +57,20 @@ export async function fakeProvider(issuer: string): Promise<FakeProvider> {
       const asked: string[] = [];
       install(issuer, async (url, init) => {
         if (url === `${issuer}/jwks`) return Response.json({ keys: [jwk] });
+        if (url === `${issuer}/.well-known/openid-configuration`)
+          return Response.json({
+            issuer,
+            jwks_uri: `${issuer}/jwks`,
+            token_endpoint: `${issuer}/token`,
+            revocation_endpoint: `${issuer}/revoke`,
+          });
+        if (url === `${issuer}/revoke`) {
+          const form = new URLSearchParams(String(init?.body ?? ""));
+          if (form.get("client_id") !== clientId)
+            return Response.json({ error: "invalid_client" }, { status: 401 });
+          asked.push(`revoke ${form.get("token")}`);
+          return new Response(null, { status: 200 });
+        }
         if (url !== `${issuer}/token`) return new Response("not here", { status: 404 });
         const form = new URLSearchParams(String(init?.body ?? ""));
         asked.push(form.get("grant_type")!);

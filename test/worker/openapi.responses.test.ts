@@ -1,14 +1,17 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { drizzle } from "drizzle-orm/d1";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import rulesetsFile from "../../data/airspace/rulesets.json";
+import * as schema from "../../schema";
 import { windsock } from "../../worker/client";
 import type { Bindings } from "../../worker/env";
 import app from "../../worker/index";
 import { SCOPES } from "../../worker/interuss/auth";
 import { CONFLICT, FAILURE_EXAMPLES, FORBIDDEN, NOT_FOUND } from "../../worker/lib/openapiFailures";
 import { RID_SCOPES } from "../../worker/rid/constants";
+import { saveAgreement } from "../../worker/store/agreements";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import weatherFixture from "../fixtures/weather/onecall-3.0-phoenix.json";
 import { FALLON, FALLON_CELL_AREA, FALLON_PATH, loadAirspaceFixtures } from "./airspaceFixtures";
@@ -53,6 +56,7 @@ const NOT_JSON: Record<string, string> = {
   "GET /flight/v2/{flight_id}/briefing": "text/html",
   "GET /map": "text/html",
   "GET /flight/v2/{flight_id}/track": "text/csv",
+  "GET /agreements/v2/agreement/{agreement_id}/pdf": "application/pdf",
 };
 
 /** Answer members that are free-form JSON by design (a schema accepting anything), with why. */
@@ -719,6 +723,21 @@ describe("answers of every operation validate against the document", () => {
       ),
     );
     expect(asked).toEqual(Array(3).fill("https://login.example.com/token"));
+    // Sign-out: this provider publishes no revocation endpoint, so its refresh token lapses on its own.
+    const logoutCtx = createExecutionContext();
+    const logout = await app.fetch(
+      new Request(`${BASE}/realms/airmap/protocol/openid-connect/logout`, {
+        method: "POST",
+        headers: { "X-API-Key": signIn.apiKey, "Content-Type": form },
+        body: "client_id=windsock&refresh_token=refresh-1",
+      }),
+      env,
+      logoutCtx,
+    );
+    await waitOnExecutionContext(logoutCtx);
+    expect(logout.status, await logout.clone().text()).toBe(204);
+    expect(logout.headers.get("x-refresh-token-revoked")).toBe("false");
+    checked.add("POST /realms/{realm}/protocol/openid-connect/logout");
     const ctx = createExecutionContext();
     const discovery = await app.fetch(
       new Request(`${BASE}/realms/airmap/.well-known/openid-configuration`, {
@@ -735,6 +754,46 @@ describe("answers of every operation validate against the document", () => {
       json: JSON.parse(text),
       text,
     });
+  });
+
+  it("agreements (the Swift SDK's AgreementsClient)", async () => {
+    await saveAgreement(drizzle(env.DB, { schema }), {
+      id: "openapi-terms",
+      authorityId: "faa-laanc",
+      version: "1.0.0",
+      type: "TERMS_AND_CONDITIONS",
+      title: "Terms",
+      text: "# Terms\n\nFly safely.",
+    });
+    const as = { apiKey: pilot.apiKey, token: pilot.token };
+    const AGREEMENT = "/agreements/v2/agreement";
+    await ok("GET /agreements/v2/authority/{authority_id}", "/agreements/v2/authority/faa-laanc", as);
+    await ok("GET /agreements/v2/agreement/{agreement_id}", `${AGREEMENT}/openapi-terms?with_markdown=1`, as);
+    await ok("GET /agreements/v2/agreement/{agreement_id}/agreed", `${AGREEMENT}/openapi-terms/agreed`, as);
+    await ok("POST /agreements/v2/agreement/{agreement_id}/agree", `${AGREEMENT}/openapi-terms/agree`, {
+      ...as,
+      body: { agree_date: "2026-01-02T03:04:05.678+0000" },
+    });
+    await fails(
+      "POST /agreements/v2/agreement/{agreement_id}/agree",
+      `${AGREEMENT}/openapi-terms/agree`,
+      400,
+      {
+        ...as,
+        body: { agree_date: "yesterday" },
+      },
+    );
+    await fails("GET /agreements/v2/agreement/{agreement_id}", `${AGREEMENT}/nope`, 404, as);
+    await fails("GET /agreements/v2/agreement/{agreement_id}/pdf", `${AGREEMENT}/openapi-terms/pdf`, 401, {
+      apiKey: pilot.apiKey,
+    });
+    const pdf = await SELF.fetch(`${BASE}${AGREEMENT}/openapi-terms/pdf`, {
+      headers: { "X-API-Key": pilot.apiKey, Authorization: `Bearer ${pilot.token}` },
+    });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe(NOT_JSON["GET /agreements/v2/agreement/{agreement_id}/pdf"]);
+    await pdf.body?.cancel();
+    checked.add("GET /agreements/v2/agreement/{agreement_id}/pdf");
   });
 
   it("InterUSS interfaces (their own JSON, not JSend)", async () => {

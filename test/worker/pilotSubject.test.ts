@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeProvider, fakeProvider } from "./fakeProvider";
+import { planBody } from "./flightFixtures";
 import { call, createAccount, type TestAccount, tokenFor } from "./helpers";
 import { insertFlight, type TestPilot } from "./pilotFixtures";
 
@@ -75,6 +76,29 @@ describe("/pilot/v2/{sub} with a provider's token", () => {
     expect(flights.status, flights.text).toBe(200);
     expect(flights.json.data.results.length).toBe(1);
     expect(flights.json.data.results[0].pilot_id).toBe(pilotId);
+  });
+
+  it("a plan's pilot_id as the Android SDK's apps send it: the token's sub (AirMapFlightPlan.getAsParams, ApplicationTest.java 197)", async () => {
+    first.serve({});
+    const token = await first.token(SUB);
+    const pilotId = (await asAndroid(app, token, "/pilot/v2/profile")).json.data.id;
+    const created = await asAndroid(app, token, "/flight/v2/plan", {
+      method: "POST",
+      body: planBody({ pilot_id: SUB }),
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.json.data.pilot_id).toBe(pilotId);
+    const patched = await asAndroid(app, token, `/flight/v2/plan/${created.json.data.id}`, {
+      method: "PATCH",
+      body: { pilot_id: SUB, max_altitude_agl: 50 },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    // Another user's sub is still not the caller's pilot.
+    const stranger = await asAndroid(app, await first.token("someone-else"), "/flight/v2/plan", {
+      method: "POST",
+      body: planBody({ pilot_id: SUB }),
+    });
+    expect(stranger.status).toBe(403);
   });
 
   it("no collision: the same sub at another provider or account is another pilot, and nobody else's sub resolves", async () => {

@@ -16,6 +16,32 @@ import type { ToolDb } from "./db";
 export const DEV_CLIENT_ID = "windsock-dev";
 export const DEV_PILOT_USERNAME = "dev-pilot";
 
+/**
+ * Where the Swift SDK's AppAuth sign-in returns: `<lowercased bundle id>://oauth2/airmap`
+ * (AirMapSDK-Swift `Source/Core/Auth/AppAuth+AirMap.swift` 28–29), here for the SDK's own example
+ * app, `com.airmap.AirMapSDK-Example-iOS` (`Example/AirMapSDK.xcodeproj`).
+ */
+export const SWIFT_EXAMPLE_REDIRECT_URI = "com.airmap.airmapsdk-example-ios://oauth2/airmap";
+
+/**
+ * The app redirect URIs the development client accepts besides the service's own pages:
+ * `IDP_REDIRECT_URIS` (comma-separated, each a native app's custom-scheme URI or a loopback http
+ * one), else the Swift SDK example app's. Throws naming the setting when one is not a URI.
+ */
+export function appRedirectUris(setting: string | undefined): string[] {
+  if (setting === undefined || setting.trim() === "") return [SWIFT_EXAMPLE_REDIRECT_URI];
+  const uris = setting
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const uri of uris)
+    if (!URL.canParse(uri) || uri.includes("#"))
+      throw new Error(
+        `IDP_REDIRECT_URIS: "${uri}" is not a redirect URI (e.g. com.example.app://oauth2/airmap)`,
+      );
+  return uris;
+}
+
 export interface DevIdentityProviderOptions {
   /** 0 picks a free port. */
   port: number;
@@ -115,6 +141,9 @@ function build(
     clients: [
       {
         client_id: options.clientId ?? DEV_CLIENT_ID,
+        // A public client of native apps (RFC 8252): custom-scheme redirect URIs such as the Swift
+        // SDK's, and loopback http ones such as the service's own pages in development.
+        application_type: "native",
         token_endpoint_auth_method: "none",
         grant_types: ["authorization_code", "refresh_token", "password"],
         response_types: ["code"],
@@ -128,6 +157,8 @@ function build(
     findAccount: (_ctx, id) => (id === DEV_PILOT_USERNAME ? pilotAccount(id) : undefined),
     features: {
       devInteractions: { enabled: false },
+      // RFC 7009, where the service's logout route revokes a signed-out pilot's refresh token.
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => API_RESOURCE,
@@ -140,6 +171,10 @@ function build(
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
+    // As Keycloak (the SDKs' own provider) does: a refresh token with every code exchange of a client
+    // allowed to refresh. The Swift SDK asks for offline_access with prompt=login, which the OpenID
+    // rules would otherwise answer without one, and it renews and signs out with it.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     // The SDKs refresh with the token they got; a rotated one would break a retried refresh.
     rotateRefreshToken: false,
     ttl: { AccessToken: 3600, IdToken: 3600, RefreshToken: 14 * 24 * 3600, Grant: 14 * 24 * 3600 },

@@ -54,6 +54,10 @@ export const NOT_FOUND: Record<string, string> = {
   "GET /elevation/v1/ele/carpet": "no elevation data anywhere in the rectangle",
   "POST /elevation/v1/ele/carpet": "no elevation data anywhere in the rectangle",
   "POST /auth/v1/key/revoke": "the key was revoked by another request meanwhile",
+  "GET /agreements/v2/agreement/{agreement_id}": "no such agreement",
+  "GET /agreements/v2/agreement/{agreement_id}/pdf": "no such agreement",
+  "GET /agreements/v2/agreement/{agreement_id}/agreed": "no such agreement",
+  "POST /agreements/v2/agreement/{agreement_id}/agree": "no such agreement",
   "GET /dev/v1/db-ping": "outside development: the development routes do not exist",
   "GET /dev/v1/outbox": "outside development: the development routes do not exist",
 };

@@ -37,7 +37,10 @@ async function setPilot(c: Context<AppEnv>, header: string): Promise<void> {
  * as their pilot id) stands for the caller's pilot; any other id is itself. Only the caller's own sub
  * is read so, so no provider's or account's ids can reach another's pilot.
  */
-export function pilotIdOf(c: Context<AppEnv>, id: string): string {
+export function pilotIdOf(
+  c: { var: Pick<AppEnv["Variables"], "pilotId" | "pilotSubject"> },
+  id: string,
+): string {
   return c.var.pilotSubject !== undefined && id === c.var.pilotSubject && c.var.pilotId ? c.var.pilotId : id;
 }
 

@@ -7,7 +7,7 @@ import { success } from "../lib/jsend";
 import { geometryInput, jsonBody, recordId, responses, securityWithToken, timeInput } from "../lib/openapi";
 import { ownPlan, ownPlanAhead } from "../middleware/ownFlight";
 import { rememberPlan } from "../middleware/recentPlans";
-import { requireToken } from "../middleware/token";
+import { pilotIdOf, requireToken } from "../middleware/token";
 import { FlightPlan, flightPlanCreateExample } from "../schemas/flights";
 import { changePlan, createPlan, submitPlanAhead } from "../services/flightCreation";
 import { readablePlanView } from "../services/flightListing";
@@ -121,7 +121,7 @@ const deletePlan = createRoute({
 export const flightPlanRoutes = createRouter()
   .openapi(create, async (c) => {
     const owner = { accountId: c.var.account.id, pilotId: c.var.pilotId! };
-    const plan = await createPlan(c.var.db, owner, c.req.valid("json"), Date.now());
+    const plan = await createPlan(c.var.db, owner, ownPilotId(c, c.req.valid("json")), Date.now());
     rememberPlan(plan);
     return success(c, planView(plan));
   })
@@ -129,7 +129,7 @@ export const flightPlanRoutes = createRouter()
   .openapi(patchPlan, async (c) => {
     const { plan } = c.var;
     if (plan.flightId) throw conflict("This flight plan was submitted; it can no longer change");
-    const updated = await changePlan(c.var.db, plan, c.req.valid("json"), Date.now());
+    const updated = await changePlan(c.var.db, plan, ownPilotId(c, c.req.valid("json")), Date.now());
     if (!updated) throw conflict("This flight plan was submitted; it can no longer change");
     rememberPlan(updated);
     return success(c, planView(updated));
@@ -143,6 +143,15 @@ export const flightPlanRoutes = createRouter()
     if (!(await removePlan(c.var.db, plan))) throw notFound("Flight plan");
     return success(c, { id: plan.id });
   });
+
+/**
+ * The body's `pilot_id` as the SDKs send it: the Android SDK's apps put `AirMap.getUserId()`, the
+ * token's `sub`, in the plan (its own ApplicationTest.java 197 expects it back), which for a provider's
+ * token stands for the caller's pilot (middleware/token.ts `pilotIdOf`).
+ */
+function ownPilotId<T extends { pilot_id?: string }>(c: Parameters<typeof pilotIdOf>[0], body: T): T {
+  return body.pilot_id === undefined ? body : { ...body, pilot_id: pilotIdOf(c, body.pilot_id) };
+}
 
 /**
  * `public` from the submit body as each SDK sends it: JSON `{"public": true}` (Swift), a JSON

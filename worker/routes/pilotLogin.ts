@@ -12,7 +12,7 @@ import type { AppEnv } from "../env";
 import { security } from "../lib/openapi";
 import { loginBody, oauthError, requireLoginApplication } from "../middleware/loginApplication";
 import { clientAddress } from "../middleware/publicRateLimit";
-import { providerDiscovery, signIn } from "../services/providerLogin";
+import { providerDiscovery, signIn, signOut } from "../services/providerLogin";
 
 /**
  * The SDKs' sign-in routes (issue #25), served by the account's own OpenID Connect provider: the
@@ -172,10 +172,48 @@ const realmDiscovery = createRoute({
   },
 });
 
+const realmLogout = createRoute({
+  method: "post",
+  path: "/realms/{realm}/protocol/openid-connect/logout",
+  tags: ["Auth"],
+  summary: "Sign a pilot out: the refresh token is revoked at the application's identity provider",
+  description:
+    "A form as the Swift SDK's `AirMap.logout` sends it (`OpenIdClient.swift` 32–42: `refresh_token`, `client_id`, with its bearer and API key). The refresh token is revoked at the provider's revocation endpoint (RFC 7009); a provider without one lets it lapse at its expiry. 204 either way; the SDK then forgets its tokens.",
+  security: optionalKey,
+  middleware: [requireLoginApplication] as const,
+  request: {
+    params: realmToken.request.params,
+    body: {
+      content: {
+        "application/x-www-form-urlencoded": { schema: Body },
+        "application/json": { schema: Body },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    204: { description: "Signed out (`X-Refresh-Token-Revoked` says whether the provider revoked it)" },
+    400: { ...errorContent, description: "No refresh_token, or the application has no identity provider" },
+    401: answers[401],
+    429: answers[429],
+    502: answers[502],
+  },
+});
+
 export const pilotLoginRoutes = createRouter()
   .openapi(oauthRo, async (c) => answer(c, passwordGrant(await loginBody(c)), "bearer"))
   .openapi(delegation, async (c) => answer(c, refreshGrant(await loginBody(c)), "Bearer"))
   .openapi(realmToken, async (c) => answer(c, tokenEndpointGrant(await loginBody(c)), "bearer"))
+  .openapi(realmLogout, async (c) => {
+    const refreshToken = (await loginBody(c)).refresh_token;
+    if (typeof refreshToken !== "string" || refreshToken.trim() === "")
+      return oauthError(c, 400, "invalid_request", "Send the refresh_token to revoke (a form field)");
+    const result = await signOut(c.env, c.var.db, c.var.account.id, refreshToken.trim());
+    if (!result.ok) return oauthError(c, result.status, result.error, result.description);
+    c.header("Cache-Control", "no-store");
+    c.header("X-Refresh-Token-Revoked", String(result.revoked));
+    return c.body(null, 204);
+  })
   .openapi(realmDiscovery, async (c) => {
     const found = await providerDiscovery(c.env, c.var.db, c.var.account.id);
     if (!found.ok) {

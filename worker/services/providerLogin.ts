@@ -214,3 +214,74 @@ export async function providerDiscovery(
   discoveries.set(provider.issuer, document, DISCOVERY_CACHE_MS);
   return { ok: true, document };
 }
+
+/**
+ * Signs a pilot out as the Swift SDK's logout asks (OpenIdClient.swift 32–42: the refresh token and
+ * client id, form-encoded, to `<issuer>protocol/openid-connect/logout`): the refresh token is revoked
+ * at the provider's RFC 7009 revocation endpoint with the application's client, so it renews nothing
+ * more. A provider that publishes no revocation endpoint cannot be asked: the token then lapses at
+ * its own expiry (`revoked: false`), and the SDK forgets it either way.
+ */
+export async function signOut(
+  env: Bindings,
+  db: Db,
+  accountId: string,
+  refreshToken: string,
+): Promise<
+  { ok: true; revoked: boolean } | { ok: false; status: 400 | 502; error: string; description: string }
+> {
+  const provider = await findIdentityProvider(db, accountId);
+  const unusable = unusableProvider(env, provider);
+  if (unusable) return { ok: false, status: 400, error: "unauthorized_client", description: unusable };
+  const discovery = await providerDiscovery(env, db, accountId);
+  if (!discovery.ok)
+    return {
+      ok: false,
+      status: discovery.status,
+      error: "temporarily_unavailable",
+      description: discovery.description,
+    };
+  const endpoint = discovery.document.revocation_endpoint;
+  if (typeof endpoint !== "string") return { ok: true, revoked: false };
+  const { clientId, clientSecret } = provider as IdentityProvider & { clientId: string };
+  const problem = providerUrlProblem(endpoint, urlPolicyOf(env, provider!));
+  if (problem)
+    return {
+      ok: false,
+      status: 502,
+      error: "temporarily_unavailable",
+      description: `The provider's revocation endpoint ${problem}`,
+    };
+  const form = new URLSearchParams({
+    token: refreshToken,
+    token_type_hint: "refresh_token",
+    client_id: clientId,
+  });
+  if (clientSecret) form.set("client_secret", clientSecret);
+  try {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: form,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TOKEN_ENDPOINT_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    // RFC 7009 §2.2: 200 also for a token that was already invalid; anything else is the provider's failure.
+    if (response.status !== 200)
+      return {
+        ok: false,
+        status: 502,
+        error: "temporarily_unavailable",
+        description: `the identity provider's revocation endpoint answered ${response.status}`,
+      };
+  } catch {
+    return {
+      ok: false,
+      status: 502,
+      error: "temporarily_unavailable",
+      description: "the identity provider could not be reached; try again",
+    };
+  }
+  return { ok: true, revoked: true };
+}
