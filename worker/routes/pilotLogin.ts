@@ -69,6 +69,23 @@ const answers = {
   502: { ...errorContent, description: "The provider could not be reached or answered badly" },
 };
 
+/** The SDKs post a form or JSON, whichever their HTTP stack builds. */
+const LoginForm = {
+  content: {
+    "application/x-www-form-urlencoded": { schema: Body },
+    "application/json": { schema: Body },
+  },
+  required: true,
+};
+/** The SDKs' issuer path `/realms/{realm}/…`: an application's public id, or any name (airmap). */
+const RealmParams = z.object({
+  realm: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "realm", in: "path" }, example: "airmap" }),
+});
+
 /** The API key is optional here: without one, the body's `client_id` (or the realm) names the application. */
 const optionalKey = [{}, ...security];
 
@@ -94,15 +111,7 @@ const delegation = createRoute({
     "JSON (`refresh_token`, `client_id`, `grant_type` urn:ietf:params:oauth:grant-type:jwt-bearer, `scope`) or a form (`grant_type` refresh_token). Passed as a refresh_token grant to the application's identity provider.",
   security: optionalKey,
   middleware: [requireLoginApplication] as const,
-  request: {
-    body: {
-      content: {
-        "application/json": { schema: Body },
-        "application/x-www-form-urlencoded": { schema: Body },
-      },
-      required: true,
-    },
-  },
+  request: { body: LoginForm },
   responses: answers,
 });
 
@@ -116,20 +125,8 @@ const realmToken = createRoute({
   security: optionalKey,
   middleware: [requireLoginApplication] as const,
   request: {
-    params: z.object({
-      realm: z
-        .string()
-        .min(1)
-        .max(64)
-        .openapi({ param: { name: "realm", in: "path" }, example: "airmap" }),
-    }),
-    body: {
-      content: {
-        "application/x-www-form-urlencoded": { schema: Body },
-        "application/json": { schema: Body },
-      },
-      required: true,
-    },
+    params: RealmParams,
+    body: LoginForm,
   },
   responses: answers,
 });
@@ -144,13 +141,7 @@ const realmDiscovery = createRoute({
   security: optionalKey,
   middleware: [requireLoginApplication] as const,
   request: {
-    params: z.object({
-      realm: z
-        .string()
-        .min(1)
-        .max(64)
-        .openapi({ param: { name: "realm", in: "path" }, example: "airmap" }),
-    }),
+    params: RealmParams,
   },
   responses: {
     200: {
@@ -182,14 +173,8 @@ const realmLogout = createRoute({
   security: optionalKey,
   middleware: [requireLoginApplication] as const,
   request: {
-    params: realmToken.request.params,
-    body: {
-      content: {
-        "application/x-www-form-urlencoded": { schema: Body },
-        "application/json": { schema: Body },
-      },
-      required: true,
-    },
+    params: RealmParams,
+    body: LoginForm,
   },
   responses: {
     204: { description: "Signed out (`X-Refresh-Token-Revoked` says whether the provider revoked it)" },
