@@ -1,3 +1,4 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SCD_SCOPES } from "../../worker/dss/scdDss";
 import { call, interussToken } from "./helpers";
@@ -487,10 +488,45 @@ describe("F3548-21 DSS: tokens and bad input", () => {
       body: {},
     });
     expect(noArea.status).toBe(400);
+    // The standard's clients send null for an absent member (InterUSS's qualifier does).
+    const withNulls = await call(`${DSS}/operational_intent_references/query`, {
+      method: "POST",
+      token: uss1,
+      body: {
+        area_of_interest: {
+          ...volume(39.2, -101.2),
+          time_start: null,
+          time_end: null,
+          volume: { ...volume(39.2, -101.2).volume, outline_circle: null },
+        },
+      },
+    });
+    expect(withNulls.status).toBe(200);
     const deleteWithoutOvn = await call(`${DSS}/operational_intent_references/${uuid()}`, {
       method: "DELETE",
       token: uss1,
     });
     expect(deleteWithoutOvn.status).toBe(400);
+  });
+});
+
+describe("F3548-21 DSS: expiry", () => {
+  it("removes ended intents, their implicit subscriptions and ended constraints by the object's alarm", async () => {
+    const id = uuid();
+    const created = await putIntent(id, intentBody(39.3, -101.3));
+    const subscriptionId = created.json.operational_intent_reference.subscription_id;
+    const stub = env.SCD_DSS.get(env.SCD_DSS.idFromName("f3548-21"));
+    // As if it had ended two hours ago: the alarm keeps ended entities an hour (ENDED_KEPT_MS).
+    await runInDurableObject(stub, (_, ctx) => {
+      const ended = Date.now() - 2 * 3600_000;
+      ctx.storage.sql.exec("UPDATE operational_intents SET end_ms = ? WHERE id = ?", ended, id);
+      ctx.storage.sql.exec("UPDATE subscriptions SET end_ms = ? WHERE id = ?", ended, subscriptionId);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await call(`${DSS}/operational_intent_references/${id}`, { token: uss1 })).status).toBe(404);
+    expect((await call(`${DSS}/subscriptions/${subscriptionId}`, { token: uss1 })).status).toBe(404);
+    // The next alarm is set from the earliest end still kept.
+    const alarm = await runInDurableObject(stub, (_, ctx) => ctx.storage.getAlarm());
+    expect(alarm === null || alarm > Date.now()).toBe(true);
   });
 });

@@ -29,21 +29,24 @@ const guarded = (scope: string, ...alternatives: string[]) => ({
   middleware: [requireScope(scope, ...alternatives), limitPerSubject()],
 });
 
+/** An optional member that may also come as null (the standards' clients send null for absent). */
+export const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
 export const Time = z.object({ value: z.string(), format: z.literal("RFC3339") }).openapi("RidTime");
 const LatLng = z.object({ lat: z.number(), lng: z.number() });
 const Altitude = z.object({ value: z.number(), reference: z.literal("W84"), units: z.literal("M") });
 export const Volume4D = z
   .object({
     volume: z.object({
-      outline_polygon: z.object({ vertices: z.array(LatLng) }).optional(),
-      outline_circle: z
-        .object({ center: LatLng, radius: z.object({ value: z.number(), units: z.string() }) })
-        .optional(),
-      altitude_lower: Altitude.optional(),
-      altitude_upper: Altitude.optional(),
+      outline_polygon: absent(z.object({ vertices: z.array(LatLng) })),
+      outline_circle: absent(
+        z.object({ center: LatLng, radius: z.object({ value: z.number(), units: z.string() }) }),
+      ),
+      altitude_lower: absent(Altitude),
+      altitude_upper: absent(Altitude),
     }),
-    time_start: Time.optional(),
-    time_end: Time.optional(),
+    time_start: absent(Time),
+    time_end: absent(Time),
   })
   .openapi("RidVolume4D");
 const PutParameters = z

@@ -11,7 +11,7 @@ import {
   renderInterussError,
 } from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
-import { answer, Time, Volume4D } from "./dss";
+import { absent, answer, Time, Volume4D } from "./dss";
 
 /**
  * ASTM F3548-21 Discovery and Synchronization Service (`/dss/v1/…`, astm-utm/Protocol `utm.yaml`
@@ -94,7 +94,8 @@ const ExchangeRecord = z
     response_body: z.string().optional(),
     response_code: z.number().int().optional(),
     problem: z.string().optional(),
-    request_source: z.string(),
+    // Required by utm.yaml, but InterUSS's qualifier reports without it and InterUSS's DSS keeps those.
+    request_source: z.string().optional(),
   })
   .openapi("ExchangeRecord");
 const ErrorReport = z
@@ -104,14 +105,14 @@ const ErrorReport = z
 const PutIntent = z
   .object({
     extents: z.array(Volume4D).min(1),
-    key: z.array(z.string()).optional(),
+    key: absent(z.array(z.string())),
     state: State,
     uss_base_url: z.url(),
-    subscription_id: z.uuid().optional(),
-    new_subscription: z
-      .object({ uss_base_url: z.url(), notify_for_constraints: z.boolean().optional() })
-      .optional(),
-    requested_ovn_suffix: z.string().optional(),
+    subscription_id: absent(z.uuid()),
+    new_subscription: absent(
+      z.object({ uss_base_url: z.url(), notify_for_constraints: absent(z.boolean()) }),
+    ),
+    requested_ovn_suffix: absent(z.string()),
   })
   .openapi("PutOperationalIntentReferenceParameters");
 const PutConstraint = z
@@ -121,8 +122,8 @@ const PutSubscription = z
   .object({
     extents: Volume4D,
     uss_base_url: z.url(),
-    notify_for_operational_intents: z.boolean().optional(),
-    notify_for_constraints: z.boolean().optional(),
+    notify_for_operational_intents: absent(z.boolean()),
+    notify_for_constraints: absent(z.boolean()),
   })
   .openapi("PutSubscriptionParameters");
 const Query = z.object({ area_of_interest: Volume4D }).openapi("QueryParameters");
