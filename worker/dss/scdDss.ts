@@ -658,10 +658,9 @@ export class ScdDss extends DurableObject<Bindings> {
 
   private read<T>(compute: () => T): Outcome<T> {
     try {
-      return { ok: true, value: checkedExtents(compute) };
+      return { ok: true, value: compute() };
     } catch (e) {
       if (e instanceof Refused) return e.refusal;
-      if (e instanceof AreaTooLarge) return fail(413, e.message);
       throw e;
     }
   }

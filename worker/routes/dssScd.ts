@@ -75,8 +75,9 @@ const SubscriberToNotify = z
 const AirspaceConflict = z
   .object({
     message: z.string(),
-    missing_operational_intents: z.array(OperationalIntentReference),
-    missing_constraints: z.array(ConstraintReference),
+    // Absent when the 409 is a stale OVN rather than a key that misses entities.
+    missing_operational_intents: z.array(OperationalIntentReference).optional(),
+    missing_constraints: z.array(ConstraintReference).optional(),
   })
   .openapi("AirspaceConflictResponse");
 const AvailabilityStatus = z
