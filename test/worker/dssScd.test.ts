@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SCD_SCOPES } from "../../worker/dss/scdDss";
+import { SCD_SCOPES, scdDssOf } from "../../worker/dss/scdDss";
 import { call, interussToken } from "./helpers";
 
 /**
@@ -515,7 +515,7 @@ describe("F3548-21 DSS: expiry", () => {
     const id = uuid();
     const created = await putIntent(id, intentBody(39.3, -101.3));
     const subscriptionId = created.json.operational_intent_reference.subscription_id;
-    const stub = env.SCD_DSS.get(env.SCD_DSS.idFromName("f3548-21"));
+    const stub = scdDssOf(env);
     // As if it had ended two hours ago: the alarm keeps ended entities an hour (ENDED_KEPT_MS).
     await runInDurableObject(stub, (_, ctx) => {
       const ended = Date.now() - 2 * 3600_000;

@@ -160,6 +160,16 @@ function checkedExtents<T>(compute: () => T): T {
   }
 }
 
+/** The OVN a USS asked for, or the 400 saying why it may not have it. */
+function asked(id: string, suffix: string, now: number): string {
+  try {
+    return requestedOvn(id, suffix, now);
+  } catch (e) {
+    if (e instanceof BadOvnSuffix) throw refuse(400, e.message);
+    throw e;
+  }
+}
+
 const availabilityOf = (row: EntityRow): UssAvailabilityState =>
   (row.availability as UssAvailabilityState | null) ?? "Unknown";
 
@@ -185,6 +195,10 @@ const intentView = (row: IntentRow, caller: string): OperationalIntentReference 
 
 /** Whether others must name this intent's OVN in their key (a Down USS's Accepted intent need not be). */
 const requiresKey = (row: IntentRow) => availabilityOf(row) !== "Down" || row.state !== "Accepted";
+
+/** The one F3548 DSS object; its name is fixed so every isolate and location reaches the same one. */
+export const scdDssOf = (env: Pick<Bindings, "SCD_DSS">) =>
+  env.SCD_DSS.get(env.SCD_DSS.idFromName("f3548-21"));
 
 export class ScdDss extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
@@ -253,16 +267,8 @@ export class ScdDss extends DurableObject<Bindings> {
       const now = this.writeTime();
       const state = this.checkIntentParameters(caller, ovn, params);
       const extents = checkedExtents(() => boundingExtentsOf(params.extents, now, true));
-      let newOvn: string | undefined;
-      if (params.requested_ovn_suffix !== undefined) {
-        try {
-          newOvn = requestedOvn(id, params.requested_ovn_suffix, now);
-        } catch (e) {
-          if (e instanceof BadOvnSuffix) throw refuse(400, e.message);
-          throw e;
-        }
-      }
-
+      const newOvn =
+        params.requested_ovn_suffix === undefined ? undefined : asked(id, params.requested_ovn_suffix, now);
       const old = this.entity<IntentRow>("operational_intents", id);
       if (old) {
         if (old.manager !== caller.sub)
@@ -276,26 +282,11 @@ export class ScdDss extends DurableObject<Bindings> {
         throw refuse(412, `USS ${caller.sub} is marked Down: it may not make an operational intent ${state}`);
 
       const previous = old?.subscription_id ? this.subscription(old.subscription_id) : undefined;
-      const replaced = previous !== undefined && params.subscription_id !== previous.id;
-      const dropPrevious = replaced && this.onlyImplicitFor(previous, id);
-      let attached: SubscriptionRow | undefined;
-      if (params.subscription_id === undefined) {
-        if (params.new_subscription)
-          attached = this.writeSubscription(caller.sub, crypto.randomUUID(), now, {
-            url: params.new_subscription.uss_base_url,
-            extents,
-            notifyForIntents: true,
-            notifyForConstraints: params.new_subscription.notify_for_constraints ?? false,
-            implicit: true,
-          });
-      } else {
-        attached = replaced || !previous ? this.subscription(params.subscription_id) : previous;
-        if (!attached) throw refuse(400, `Subscription ${params.subscription_id} does not exist`);
-        if (attached.manager !== caller.sub)
-          throw refuse(403, `Subscription ${params.subscription_id} is owned by another USS`);
-        attached = this.coverIntent(attached, extents, now);
-      }
-
+      const dropPrevious =
+        previous !== undefined &&
+        params.subscription_id !== previous.id &&
+        this.onlyImplicitFor(previous, id);
+      const attached = this.attachedSubscription(caller.sub, params, extents, now);
       if (!OFF_NOMINAL.includes(state)) this.checkKey(caller.sub, id, extents, params.key ?? [], attached);
 
       const before = this.footprint("operational_intents", old);
@@ -608,6 +599,30 @@ export class ScdDss extends DurableObject<Bindings> {
       missing_operational_intents: missingIntents.map((row) => intentView(row, caller)),
       missing_constraints: missingConstraints.map((row) => constraintView(row, caller)),
     });
+  }
+
+  /** The intent's subscription: none, a new implicit one, or the named one made to cover it. */
+  private attachedSubscription(
+    caller: string,
+    params: PutOperationalIntentParameters,
+    extents: Extents,
+    now: number,
+  ): SubscriptionRow | undefined {
+    if (params.subscription_id === undefined) {
+      if (!params.new_subscription) return undefined;
+      return this.writeSubscription(caller, crypto.randomUUID(), now, {
+        url: params.new_subscription.uss_base_url,
+        extents,
+        notifyForIntents: true,
+        notifyForConstraints: params.new_subscription.notify_for_constraints ?? false,
+        implicit: true,
+      });
+    }
+    const named = this.subscription(params.subscription_id);
+    if (!named) throw refuse(400, `Subscription ${params.subscription_id} does not exist`);
+    if (named.manager !== caller)
+      throw refuse(403, `Subscription ${params.subscription_id} is owned by another USS`);
+    return this.coverIntent(named, extents, now);
   }
 
   /** The subscription, widened to cover the intent if it is implicit; 400 if an explicit one falls short. */

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { SCD_SCOPES } from "../dss/scdDss";
+import { SCD_SCOPES, scdDssOf } from "../dss/scdDss";
 import type { AppEnv } from "../env";
 import { callerOf, requireScope } from "../interuss/auth";
 import {
@@ -369,9 +369,7 @@ const routes = {
   }),
 };
 
-/** The one F3548 DSS object; its name is fixed so every isolate and location reaches the same one. */
-export const scdDss = (env: AppEnv["Bindings"]) => env.SCD_DSS.get(env.SCD_DSS.idFromName("f3548-21"));
-const dss = (c: Context<AppEnv>) => scdDss(c.env);
+const dss = (c: Context<AppEnv>) => scdDssOf(c.env);
 const sub = (c: Context<AppEnv>) => callerOf(c).sub;
 
 const ovnMissing = (c: Context<AppEnv>) =>
