@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
+import { CellIndex, IDS_IN_CELLS, scheduleExpiry, WriteClock } from "./cellIndex";
 import { AreaTooLarge } from "./cells";
 import { ENDED_KEPT_MS, type Extents, extentsOf, InvalidExtents, type Volume4DInput } from "./extents";
 import { fail, type Outcome, type Refusal, type RfcTime, rfcTime as time } from "./outcome";
@@ -80,7 +81,8 @@ function checked(
 
 export class RidDss extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
-  private lastVersion = 0;
+  private readonly cells: CellIndex;
+  private readonly clock = new WriteClock();
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -89,9 +91,7 @@ export class RidDss extends DurableObject<Bindings> {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, owner TEXT NOT NULL,
         url TEXT NOT NULL, start_ms REAL NOT NULL, end_ms REAL NOT NULL, alt_lo REAL, alt_hi REAL,
         version TEXT NOT NULL, notification_index INTEGER NOT NULL DEFAULT 0)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS cells (kind TEXT NOT NULL, cell TEXT NOT NULL, id TEXT NOT NULL,
-      PRIMARY KEY (kind, cell, id)) WITHOUT ROWID`);
-    this.sql.exec("CREATE INDEX IF NOT EXISTS cells_by_id ON cells (kind, id)");
+    this.cells = new CellIndex(this.sql);
   }
 
   // --- Identification Service Areas
@@ -266,17 +266,13 @@ export class RidDss extends DurableObject<Bindings> {
   }
 
   private cellsOf(table: Table, id: string): string[] {
-    return this.sql
-      .exec<{ cell: string }>("SELECT cell FROM cells WHERE kind = ? AND id = ?", table, id)
-      .toArray()
-      .map((r) => r.cell);
+    return this.cells.of(table, id);
   }
 
   private inCells(table: Table, cells: string[], fromMs: number, toMs: number): Row[] {
     return this.sql
       .exec<Row>(
-        `SELECT * FROM ${table} WHERE id IN (SELECT DISTINCT id FROM cells WHERE kind = ? AND cell IN
-          (SELECT value FROM json_each(?))) AND end_ms >= ? AND start_ms <= ? ORDER BY id`,
+        `SELECT * FROM ${table} WHERE id IN (${IDS_IN_CELLS}) AND end_ms >= ? AND start_ms <= ? ORDER BY id`,
         table,
         JSON.stringify(cells),
         fromMs,
@@ -303,8 +299,9 @@ export class RidDss extends DurableObject<Bindings> {
 
   /** A version that grows with every write (microseconds as 16 hex digits), never repeated. */
   private nextVersion(): string {
-    this.lastVersion = Math.max(Date.now() * 1000, this.lastVersion + 1);
-    return this.lastVersion.toString(16).padStart(16, "0");
+    return Math.round(this.clock.next() * 1000)
+      .toString(16)
+      .padStart(16, "0");
   }
 
   private write(table: Table, id: string, owner: string, url: string, extents: Extents, previous?: Row): Row {
@@ -322,17 +319,12 @@ export class RidDss extends DurableObject<Bindings> {
       this.nextVersion(),
       previous && previous.end_ms >= Date.now() ? previous.notification_index : 0,
     );
-    this.sql.exec(
-      "INSERT INTO cells (kind, cell, id) SELECT ?, value, ? FROM json_each(?)",
-      table,
-      id,
-      JSON.stringify(extents.cells),
-    );
+    this.cells.write(table, id, extents.cells);
     return this.row(table, id)!;
   }
 
   private remove(table: Table, id: string) {
-    this.sql.exec("DELETE FROM cells WHERE kind = ? AND id = ?", table, id);
+    this.cells.remove(table, id);
     this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
   }
 
@@ -350,13 +342,7 @@ export class RidDss extends DurableObject<Bindings> {
     return [...byUrl.values()];
   }
 
-  private async scheduleExpiry() {
-    const next = this.sql
-      .exec<{ end_ms: number | null }>(
-        "SELECT MIN(end_ms) AS end_ms FROM (SELECT end_ms FROM isas UNION ALL SELECT end_ms FROM subscriptions)",
-      )
-      .one().end_ms;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.ceil(next) + ENDED_KEPT_MS + 1);
+  private scheduleExpiry() {
+    return scheduleExpiry(this.ctx.storage, ["isas", "subscriptions"], ENDED_KEPT_MS);
   }
 }

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
+import { CellIndex, IDS_IN_CELLS, scheduleExpiry, WriteClock } from "./cellIndex";
 import { AreaTooLarge } from "./cells";
 import {
   boundingExtentsOf,
@@ -202,7 +203,8 @@ export const scdDssOf = (env: Pick<Bindings, "SCD_DSS">) =>
 
 export class ScdDss extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
-  private lastWriteMs = 0;
+  private readonly cells: CellIndex;
+  private readonly clock = new WriteClock();
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -219,9 +221,7 @@ export class ScdDss extends DurableObject<Bindings> {
       version TEXT NOT NULL, notification_index INTEGER NOT NULL, url TEXT NOT NULL, start_ms REAL NOT NULL,
       end_ms REAL NOT NULL, alt_lo REAL, alt_hi REAL, notify_oi INTEGER NOT NULL, notify_c INTEGER NOT NULL,
       implicit INTEGER NOT NULL)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS cells (kind TEXT NOT NULL, cell TEXT NOT NULL, id TEXT NOT NULL,
-      PRIMARY KEY (kind, cell, id)) WITHOUT ROWID`);
-    this.sql.exec("CREATE INDEX IF NOT EXISTS cells_by_id ON cells (kind, id)");
+    this.cells = new CellIndex(this.sql);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS availability (uss TEXT PRIMARY KEY, availability TEXT NOT NULL,
       version TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS reports (id TEXT PRIMARY KEY, reporter TEXT NOT NULL,
@@ -703,8 +703,7 @@ export class ScdDss extends DurableObject<Bindings> {
 
   /** The time of this write: later than every earlier one, so each write gets an OVN of its own. */
   private writeTime(): number {
-    this.lastWriteMs = Math.max(Date.now(), this.lastWriteMs + 0.001);
-    return this.lastWriteMs;
+    return this.clock.next();
   }
 
   private availability(uss: string): UssAvailabilityState {
@@ -750,10 +749,7 @@ export class ScdDss extends DurableObject<Bindings> {
   }
 
   private cellsOf(kind: Table, id: string): string[] {
-    return this.sql
-      .exec<{ cell: string }>("SELECT cell FROM cells WHERE kind = ? AND id = ?", kind, id)
-      .toArray()
-      .map((r) => r.cell);
+    return this.cells.of(kind, id);
   }
 
   /** Entities over the cells whose time and altitude overlap the extents' (an open bound matches all). */
@@ -761,7 +757,7 @@ export class ScdDss extends DurableObject<Bindings> {
     return this.sql
       .exec<R>(
         `SELECT e.*, a.availability FROM ${table} e LEFT JOIN availability a ON a.uss = e.manager
-          WHERE e.id IN (SELECT DISTINCT id FROM cells WHERE kind = ? AND cell IN (SELECT value FROM json_each(?)))
+          WHERE e.id IN (${IDS_IN_CELLS})
           AND (?3 IS NULL OR e.end_ms >= ?3) AND (?4 IS NULL OR e.start_ms <= ?4)
           AND (?5 IS NULL OR e.alt_hi IS NULL OR e.alt_hi >= ?5) AND (?6 IS NULL OR e.alt_lo IS NULL OR e.alt_lo <= ?6)
           ORDER BY e.id`,
@@ -782,9 +778,9 @@ export class ScdDss extends DurableObject<Bindings> {
   ): SubscriptionRow[] {
     return this.sql
       .exec<SubscriptionRow>(
-        `SELECT * FROM subscriptions WHERE id IN (SELECT DISTINCT id FROM cells WHERE kind = 'subscriptions'
-          AND cell IN (SELECT value FROM json_each(?1))) AND (?2 IS NULL OR end_ms >= ?2)
-          AND (?3 IS NULL OR start_ms <= ?3) ${flag ? `AND ${flag} = 1` : ""} ORDER BY id`,
+        `SELECT * FROM subscriptions WHERE id IN (${IDS_IN_CELLS}) AND (?3 IS NULL OR end_ms >= ?3)
+          AND (?4 IS NULL OR start_ms <= ?4) ${flag ? `AND ${flag} = 1` : ""} ORDER BY id`,
+        "subscriptions",
         JSON.stringify(extents.cells),
         extents.startMs,
         extents.endMs,
@@ -845,7 +841,7 @@ export class ScdDss extends DurableObject<Bindings> {
       extents.altitudeUpper,
       ...(intent ? [fields.state!, fields.subscription_id ?? null] : []),
     );
-    this.writeCells(table, id, extents.cells);
+    this.cells.write(table, id, extents.cells);
   }
 
   private writeSubscription(
@@ -878,32 +874,20 @@ export class ScdDss extends DurableObject<Bindings> {
       fields.notifyForConstraints ? 1 : 0,
       fields.implicit ? 1 : 0,
     );
-    this.writeCells("subscriptions", id, fields.extents.cells);
+    this.cells.write("subscriptions", id, fields.extents.cells);
     return this.subscription(id)!;
   }
 
-  private writeCells(kind: Table, id: string, cells: string[]) {
-    this.sql.exec(
-      "INSERT INTO cells (kind, cell, id) SELECT ?, value, ? FROM json_each(?)",
-      kind,
-      id,
-      JSON.stringify(cells),
-    );
-  }
-
   private remove(table: Table, id: string) {
-    this.sql.exec("DELETE FROM cells WHERE kind = ? AND id = ?", table, id);
+    this.cells.remove(table, id);
     this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
   }
 
-  private async scheduleExpiry() {
-    const next = this.sql
-      .exec<{ end_ms: number | null }>(
-        `SELECT MIN(end_ms) AS end_ms FROM (SELECT end_ms FROM operational_intents UNION ALL
-          SELECT end_ms FROM constraints UNION ALL SELECT end_ms FROM subscriptions)`,
-      )
-      .one().end_ms;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.ceil(next) + ENDED_KEPT_MS + 1);
+  private scheduleExpiry() {
+    return scheduleExpiry(
+      this.ctx.storage,
+      ["operational_intents", "constraints", "subscriptions"],
+      ENDED_KEPT_MS,
+    );
   }
 }
