@@ -285,7 +285,7 @@ describe("F3548-21 DSS: operational intent references", () => {
 
 /** A version 7 UUID for a time (the OVN request extension's suffix). */
 function uuidV7(ms: number): string {
-  const hex = ms.toString(16).padStart(12, "0") + "7" + crypto.randomUUID().replaceAll("-", "").slice(13, 32);
+  const hex = `${ms.toString(16).padStart(12, "0")}7${crypto.randomUUID().replaceAll("-", "").slice(13, 32)}`;
   const h = `${hex.slice(0, 16)}8${hex.slice(17, 32)}`;
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
