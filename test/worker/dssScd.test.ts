@@ -143,8 +143,18 @@ describe("F3548-21 DSS: operational intent references", () => {
       id: first,
       ovn: "Available from USS",
     });
-    // Nothing of the refused write stays: no intent, no implicit subscription.
+    // Nothing of the refused write stays: no intent, no implicit subscription, no index bumped.
     expect((await call(`${DSS}/operational_intent_references/${second}`, { token: uss1 })).status).toBe(404);
+    const implicit = made.json.operational_intent_reference.subscription_id;
+    const index = (await call(`${DSS}/subscriptions/${implicit}`, { token: uss2 })).json.subscription
+      .notification_index;
+    expect(index).toBe(1);
+    const mine = await call(`${DSS}/subscriptions/query`, {
+      method: "POST",
+      token: uss1,
+      body: { area_of_interest: volume(40.2, -100.2) },
+    });
+    expect(mine.json.subscriptions).toEqual([]);
 
     const accepted = await putIntent(second, intentBody(40.2, -100.2, { key: [firstOvn] }));
     expect(accepted.status).toBe(201);
