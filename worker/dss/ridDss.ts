@@ -1,7 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
+import { CellIndex, IDS_IN_CELLS, scheduleExpiry, WriteClock } from "./cellIndex";
 import { AreaTooLarge } from "./cells";
-import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput } from "./extents";
+import { ENDED_KEPT_MS, type Extents, extentsOf, InvalidExtents, type Volume4DInput } from "./extents";
+import { fail, type Outcome, type Refusal, type RfcTime, rfcTime as time } from "./outcome";
+
+export type { DssStatus, Outcome, RfcTime } from "./outcome";
 
 /**
  * The ASTM F3411-22a Discovery and Synchronization Service's data: Identification Service Areas
@@ -11,8 +15,6 @@ import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput
  * by the object's alarm; queries skip them before that.
  */
 
-/** Ended entities stay readable by id this long before the alarm removes them. */
-export const ENDED_KEPT_MS = 3600_000;
 /** Hex, as nextVersion gives: anything else is a malformed request (400), not a stale version (409). */
 const VERSION = /^[0-9a-f]{1,16}$/;
 /** InterUSS's DSS allows one USS at most this many subscriptions over any one cell. */
@@ -29,17 +31,10 @@ export interface Isa {
 export interface Subscription extends Isa {
   notification_index: number;
 }
-export interface RfcTime {
-  value: string;
-  format: "RFC3339";
-}
 export interface SubscriberToNotify {
   url: string;
   subscriptions: { subscription_id: string; notification_index: number }[];
 }
-
-export type DssStatus = 400 | 403 | 404 | 409 | 413 | 429;
-export type Outcome<T> = { ok: true; value: T } | { ok: false; status: DssStatus; message: string };
 
 interface Row extends Record<string, SqlStorageValue> {
   id: string;
@@ -52,9 +47,6 @@ interface Row extends Record<string, SqlStorageValue> {
 }
 
 type Table = "isas" | "subscriptions";
-
-const time = (ms: number): RfcTime => ({ value: formatTime(ms), format: "RFC3339" });
-const fail = (status: DssStatus, message: string) => ({ ok: false as const, status, message });
 
 function asIsa(row: Row): Isa {
   return {
@@ -89,7 +81,8 @@ function checked(
 
 export class RidDss extends DurableObject<Bindings> {
   private readonly sql: SqlStorage;
-  private lastVersion = 0;
+  private readonly cells: CellIndex;
+  private readonly clock = new WriteClock();
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -98,9 +91,7 @@ export class RidDss extends DurableObject<Bindings> {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, owner TEXT NOT NULL,
         url TEXT NOT NULL, start_ms REAL NOT NULL, end_ms REAL NOT NULL, alt_lo REAL, alt_hi REAL,
         version TEXT NOT NULL, notification_index INTEGER NOT NULL DEFAULT 0)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS cells (kind TEXT NOT NULL, cell TEXT NOT NULL, id TEXT NOT NULL,
-      PRIMARY KEY (kind, cell, id)) WITHOUT ROWID`);
-    this.sql.exec("CREATE INDEX IF NOT EXISTS cells_by_id ON cells (kind, id)");
+    this.cells = new CellIndex(this.sql);
   }
 
   // --- Identification Service Areas
@@ -254,7 +245,7 @@ export class RidDss extends DurableObject<Bindings> {
     owner: string,
     version: string | undefined,
     endedToo = false,
-  ): { ok: false; status: DssStatus; message: string } | undefined {
+  ): Refusal | undefined {
     const current = previous && (endedToo || previous.end_ms >= Date.now()) ? previous : undefined;
     if (version === undefined) return current ? fail(409, `${kind} ${id} already exists`) : undefined;
     if (!VERSION.test(version)) return fail(400, `version: ${version} is not a version this DSS gives`);
@@ -275,17 +266,13 @@ export class RidDss extends DurableObject<Bindings> {
   }
 
   private cellsOf(table: Table, id: string): string[] {
-    return this.sql
-      .exec<{ cell: string }>("SELECT cell FROM cells WHERE kind = ? AND id = ?", table, id)
-      .toArray()
-      .map((r) => r.cell);
+    return this.cells.of(table, id);
   }
 
   private inCells(table: Table, cells: string[], fromMs: number, toMs: number): Row[] {
     return this.sql
       .exec<Row>(
-        `SELECT * FROM ${table} WHERE id IN (SELECT DISTINCT id FROM cells WHERE kind = ? AND cell IN
-          (SELECT value FROM json_each(?))) AND end_ms >= ? AND start_ms <= ? ORDER BY id`,
+        `SELECT * FROM ${table} WHERE id IN (${IDS_IN_CELLS}) AND end_ms >= ? AND start_ms <= ? ORDER BY id`,
         table,
         JSON.stringify(cells),
         fromMs,
@@ -312,8 +299,9 @@ export class RidDss extends DurableObject<Bindings> {
 
   /** A version that grows with every write (microseconds as 16 hex digits), never repeated. */
   private nextVersion(): string {
-    this.lastVersion = Math.max(Date.now() * 1000, this.lastVersion + 1);
-    return this.lastVersion.toString(16).padStart(16, "0");
+    return Math.round(this.clock.next() * 1000)
+      .toString(16)
+      .padStart(16, "0");
   }
 
   private write(table: Table, id: string, owner: string, url: string, extents: Extents, previous?: Row): Row {
@@ -331,17 +319,12 @@ export class RidDss extends DurableObject<Bindings> {
       this.nextVersion(),
       previous && previous.end_ms >= Date.now() ? previous.notification_index : 0,
     );
-    this.sql.exec(
-      "INSERT INTO cells (kind, cell, id) SELECT ?, value, ? FROM json_each(?)",
-      table,
-      id,
-      JSON.stringify(extents.cells),
-    );
+    this.cells.write(table, id, extents.cells);
     return this.row(table, id)!;
   }
 
   private remove(table: Table, id: string) {
-    this.sql.exec("DELETE FROM cells WHERE kind = ? AND id = ?", table, id);
+    this.cells.remove(table, id);
     this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
   }
 
@@ -359,13 +342,7 @@ export class RidDss extends DurableObject<Bindings> {
     return [...byUrl.values()];
   }
 
-  private async scheduleExpiry() {
-    const next = this.sql
-      .exec<{ end_ms: number | null }>(
-        "SELECT MIN(end_ms) AS end_ms FROM (SELECT end_ms FROM isas UNION ALL SELECT end_ms FROM subscriptions)",
-      )
-      .one().end_ms;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.ceil(next) + ENDED_KEPT_MS + 1);
+  private scheduleExpiry() {
+    return scheduleExpiry(this.ctx.storage, ["isas", "subscriptions"], ENDED_KEPT_MS);
   }
 }
