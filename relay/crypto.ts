@@ -1,5 +1,6 @@
 import { createDecipheriv, type Decipher } from "node:crypto";
 import { CIPHER_BLOCK_BYTES } from "../proto/datagram";
+import { identityKeyOf } from "./datagramIdentity";
 
 /**
  * A session's AES-256-CBC key with PKCS7 padding (spec 4.6). Decrypting a datagram with
@@ -9,9 +10,12 @@ import { CIPHER_BLOCK_BYTES } from "../proto/datagram";
  */
 export class SessionKey {
   private readonly blocks: Decipher;
+  /** The key of the session's datagram identities (datagramIdentity.ts). */
+  readonly identityKey: Int32Array;
 
   constructor(key: Buffer) {
     this.blocks = createDecipheriv("aes-256-ecb", key, null).setAutoPadding(false);
+    this.identityKey = identityKeyOf(key);
   }
 
   /** The plaintext, or undefined when the padding does not check out (wrong key, damaged data). */

@@ -1,0 +1,126 @@
+/**
+ * SipHash-2-4 with a 128-bit tag (Aumasson and Bernstein, "SipHash: a fast short-input PRF", and the
+ * reference implementation's test vectors, test/relay/sipHash.test.ts): a keyed hash built for short
+ * inputs, where a party without the key can neither predict a tag nor find two inputs with the same
+ * one. JavaScript has no 64-bit integers that are cheap, so each 64-bit word is two int32 halves.
+ */
+
+/** The state v0..v3 as [lo, hi] pairs, kept here between the steps of one hash (no allocation). */
+const v = new Int32Array(8);
+
+/** `count` SipRounds over `v`. */
+function sipRounds(count: number): void {
+  let v0l = v[0]!;
+  let v0h = v[1]!;
+  let v1l = v[2]!;
+  let v1h = v[3]!;
+  let v2l = v[4]!;
+  let v2h = v[5]!;
+  let v3l = v[6]!;
+  let v3h = v[7]!;
+  let lo: number;
+  let t: number;
+  for (let r = 0; r < count; r++) {
+    // v0 += v1; v1 = rotl(v1, 13) ^ v0; v0 = rotl(v0, 32)
+    lo = (v0l >>> 0) + (v1l >>> 0);
+    v0h = (v0h + v1h + (lo > 0xffffffff ? 1 : 0)) | 0;
+    v0l = lo | 0;
+    t = (v1l << 13) | (v1h >>> 19);
+    v1h = ((v1h << 13) | (v1l >>> 19)) ^ v0h;
+    v1l = t ^ v0l;
+    t = v0l;
+    v0l = v0h;
+    v0h = t;
+    // v2 += v3; v3 = rotl(v3, 16) ^ v2
+    lo = (v2l >>> 0) + (v3l >>> 0);
+    v2h = (v2h + v3h + (lo > 0xffffffff ? 1 : 0)) | 0;
+    v2l = lo | 0;
+    t = (v3l << 16) | (v3h >>> 16);
+    v3h = ((v3h << 16) | (v3l >>> 16)) ^ v2h;
+    v3l = t ^ v2l;
+    // v0 += v3; v3 = rotl(v3, 21) ^ v0
+    lo = (v0l >>> 0) + (v3l >>> 0);
+    v0h = (v0h + v3h + (lo > 0xffffffff ? 1 : 0)) | 0;
+    v0l = lo | 0;
+    t = (v3l << 21) | (v3h >>> 11);
+    v3h = ((v3h << 21) | (v3l >>> 11)) ^ v0h;
+    v3l = t ^ v0l;
+    // v2 += v1; v1 = rotl(v1, 17) ^ v2; v2 = rotl(v2, 32)
+    lo = (v2l >>> 0) + (v1l >>> 0);
+    v2h = (v2h + v1h + (lo > 0xffffffff ? 1 : 0)) | 0;
+    v2l = lo | 0;
+    t = (v1l << 17) | (v1h >>> 15);
+    v1h = ((v1h << 17) | (v1l >>> 15)) ^ v2h;
+    v1l = t ^ v2l;
+    t = v2l;
+    v2l = v2h;
+    v2h = t;
+  }
+  v[0] = v0l;
+  v[1] = v0h;
+  v[2] = v1l;
+  v[3] = v1h;
+  v[4] = v2l;
+  v[5] = v2h;
+  v[6] = v3l;
+  v[7] = v3h;
+}
+
+/** Absorbs one 64-bit message word (two halves): v3 ^= m, two rounds, v0 ^= m. */
+function absorb(lo: number, hi: number): void {
+  v[6]! ^= lo;
+  v[7]! ^= hi;
+  sipRounds(2);
+  v[0]! ^= lo;
+  v[1]! ^= hi;
+}
+
+const readLe32 = (b: Uint8Array, i: number) =>
+  b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
+
+/** A SipHash key (16 bytes) as the four int32 halves of k0 and k1, little-endian as the reference reads it. */
+export function sipKey(key: Uint8Array): Int32Array {
+  if (key.length !== 16) throw new RangeError("a SipHash key is 16 bytes");
+  return Int32Array.of(readLe32(key, 0), readLe32(key, 4), readLe32(key, 8), readLe32(key, 12));
+}
+
+/**
+ * The 128-bit tag of bytes `start` to `end` of `bytes` under `key` (sipKey), into `out` as four
+ * int32: the tag's bytes 0–3, 4–7, 8–11 and 12–15, each read little-endian.
+ */
+export function sipHash128(
+  key: Int32Array,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  out: Int32Array,
+): void {
+  v[0] = key[0]! ^ 0x70736575;
+  v[1] = key[1]! ^ 0x736f6d65;
+  v[2] = key[2]! ^ 0x6e646f6d ^ 0xee;
+  v[3] = key[3]! ^ 0x646f7261;
+  v[4] = key[0]! ^ 0x6e657261;
+  v[5] = key[1]! ^ 0x6c796765;
+  v[6] = key[2]! ^ 0x79746573;
+  v[7] = key[3]! ^ 0x74656462;
+  const length = end - start;
+  const whole = start + (length & ~7);
+  let i = start;
+  for (; i < whole; i += 8) absorb(readLe32(bytes, i), readLe32(bytes, i + 4));
+  // The last word: the remaining bytes, the length's low byte on top.
+  let lo = 0;
+  let hi = (length & 0xff) << 24;
+  for (let j = 0; i + j < end; j++) {
+    if (j < 4) lo |= bytes[i + j]! << (8 * j);
+    else hi |= bytes[i + j]! << (8 * (j - 4));
+  }
+  absorb(lo, hi);
+  v[4]! ^= 0xee;
+  sipRounds(4);
+  out[0] = v[0]! ^ v[2]! ^ v[4]! ^ v[6]!;
+  out[1] = v[1]! ^ v[3]! ^ v[5]! ^ v[7]!;
+  v[2]! ^= 0xdd;
+  sipRounds(4);
+  out[2] = v[0]! ^ v[2]! ^ v[4]! ^ v[6]!;
+  out[3] = v[1]! ^ v[3]! ^ v[5]! ^ v[7]!;
+}
