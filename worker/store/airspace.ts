@@ -276,19 +276,34 @@ function toJurisdictions(rows: RowOf<typeof jurisdictionsRead>[]): Jurisdiction[
  * Everything an advisory query needs, in one round trip: the chosen rulesets, the features around
  * the area in effect during the window, and the facility-map cells under it.
  */
-export async function advisoryInputs(
+export async function advisoryInputs<Also = undefined>(
   db: Db,
   box: BBox,
   rulesetIds: string[],
   window: { start: number; end: number; band?: HeightBand },
-): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
+  /** One more read of the caller's in the same batch (a plan's pilot): one D1 call, not two. */
+  also?: BoundRead<Also>,
+): Promise<{
+  rulesets: Ruleset[];
+  features: AirspaceFeature[];
+  cells: FacilityCell[];
+  also: Also | undefined;
+}> {
   const values = boxValues(box);
-  const [rulesetRows, featureRows, cells, maps] = await readBatch(db, [
+  const reads = [
     rulesetsNamed(db, { ids: JSON.stringify(rulesetIds) }),
     features(db, values, window),
     ...cellsAndMaps(db, values),
-  ]);
-  return { rulesets: toRulesets(rulesetRows), features: featureRows, cells: toCells(cells, maps) };
+  ] as const;
+  const [rulesetRows, featureRows, cells, maps, alsoRows] = also
+    ? await readBatch(db, [...reads, also])
+    : [...(await readBatch(db, reads)), undefined];
+  return {
+    rulesets: toRulesets(rulesetRows),
+    features: featureRows,
+    cells: toCells(cells, maps),
+    also: alsoRows,
+  };
 }
 
 /**
