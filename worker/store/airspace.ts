@@ -18,7 +18,7 @@ import type { BBox, Geometry } from "../domain/geojson";
 import type { Db } from "../env";
 import { TtlCache } from "../lib/ttlCache";
 import { type BoundRead, preparedRead, readBatch } from "./prepared";
-import { rulesetsNamed, toRulesets } from "./rulesets";
+import { keepRulesetsByIds, keptRulesetsByIds, rulesetsNamed, toRulesets } from "./rulesets";
 
 /**
  * Spatial reads of the airspace area: features, facility-map cells and jurisdictions under a box,
@@ -290,19 +290,21 @@ export async function advisoryInputs<Also = undefined>(
   also: Also | undefined;
 }> {
   const values = boxValues(box);
-  const reads = [
-    rulesetsNamed(db, { ids: JSON.stringify(rulesetIds) }),
-    features(db, values, window),
-    ...cellsAndMaps(db, values),
-  ] as const;
-  const [rulesetRows, featureRows, cells, maps, alsoRows] = also
-    ? await readBatch(db, [...reads, also])
-    : [...(await readBatch(db, reads)), undefined];
+  // Rulesets this isolate keeps (store/rulesets.ts, 60 s) are not read again: their rules are the
+  // largest part of the batch's answer.
+  const kept = rulesetIds.length === 0 ? [] : keptRulesetsByIds(rulesetIds);
+  const reads = [features(db, values, window), ...cellsAndMaps(db, values)] as const;
+  const rulesetRead = kept ? [] : [rulesetsNamed(db, { ids: JSON.stringify(rulesetIds) })];
+  const rows = await readBatch(db, [...reads, ...rulesetRead, ...(also ? [also] : [])]);
+  const [featureRows, cells, maps] = rows;
+  const rest: unknown[] = rows.slice(3);
+  const rulesets =
+    kept ?? keepRulesetsByIds(rulesetIds, toRulesets(rest.shift() as Parameters<typeof toRulesets>[0]));
   return {
-    rulesets: toRulesets(rulesetRows),
+    rulesets,
     features: featureRows,
     cells: toCells(cells, maps),
-    also: alsoRows,
+    also: also ? (rest.shift() as Also) : undefined,
   };
 }
 

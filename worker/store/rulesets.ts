@@ -98,12 +98,22 @@ const cachedRulesets = new TtlCache<Ruleset[]>(MAX_CACHED_JURISDICTION_SETS);
  */
 export async function rulesetsByIds(db: Db, ids: string[], now = Date.now()): Promise<Ruleset[]> {
   if (ids.length === 0) return [];
-  const key = `ids ${[...new Set(ids)].sort().join(",")}`;
-  const cached = cachedRulesets.get(key, now);
+  const cached = keptRulesetsByIds(ids, now);
   if (cached) return cached;
   const [rows] = await readBatch(db, [rulesetsNamed(db, { ids: JSON.stringify(ids) })]);
-  const found = toRulesets(rows);
-  if (found.length > 0) cachedRulesets.set(key, found, RELOADED_WITHIN_MS, now);
+  return keepRulesetsByIds(ids, toRulesets(rows), now);
+}
+
+const idsKey = (ids: string[]) => `ids ${[...new Set(ids)].sort().join(",")}`;
+
+/** The rulesets of these ids as this isolate keeps them (rulesetsByIds), if it does. */
+export function keptRulesetsByIds(ids: string[], now = Date.now()): Ruleset[] | undefined {
+  return cachedRulesets.get(idsKey(ids), now);
+}
+
+/** Keeps rulesets read by id elsewhere (in a batch of other reads) for rulesetsByIds; returns them. */
+export function keepRulesetsByIds(ids: string[], found: Ruleset[], now = Date.now()): Ruleset[] {
+  if (found.length > 0) cachedRulesets.set(idsKey(ids), found, RELOADED_WITHIN_MS, now);
   return found;
 }
 
