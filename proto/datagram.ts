@@ -96,12 +96,12 @@ export function frameRecords(records: readonly RawRecord[]): Buffer {
 }
 
 /** Whether a decrypted payload is a run of whole records (what splitRecords checks, without the array). */
-export function validFraming(payload: Buffer): boolean {
-  let offset = 0;
-  while (offset < payload.length) {
-    if (offset + RECORD_HEADER_BYTES > payload.length) return false;
+export function validFraming(payload: Buffer, start = 0, end = payload.length): boolean {
+  let offset = start;
+  while (offset < end) {
+    if (offset + RECORD_HEADER_BYTES > end) return false;
     offset += RECORD_HEADER_BYTES + payload.readUInt16BE(offset + 2);
-    if (offset > payload.length) return false;
+    if (offset > end) return false;
   }
   return true;
 }

@@ -13,7 +13,7 @@ import {
 import type { RecordRow } from "../proto/ingest";
 import type { TelemetrySchema } from "../proto/messages";
 import { recordTimeProblem } from "../proto/recordTime";
-import { type SessionKey, unchain } from "./crypto";
+import { type SessionKey, unchainAt } from "./crypto";
 import { datagramIdentity, IDENTITY_BYTES, writeIdentity } from "./datagramIdentity";
 import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
@@ -324,10 +324,22 @@ export class Intake {
         const q = this.queued[i]!;
         const cipherStart = q.ivStart + IV_BYTES;
         const length = q.bytes.length - cipherStart;
-        const payload = unchain(plain.subarray(at, at + length), q.bytes, q.ivStart, cipherStart);
+        // The payload stays where it is in `plain`, read by offsets: no view per datagram.
+        const payloadEnd = unchainAt(plain, at, length, q.bytes, q.ivStart, cipherStart);
+        const payloadStart = at;
         at += length;
         try {
-          const dropped = this.opened(q, q.source, q.entry, payload, q.receivedAt, true);
+          const payload = payloadEnd < 0 ? undefined : plain;
+          const dropped = this.opened(
+            q,
+            q.source,
+            q.entry,
+            payload,
+            payloadStart,
+            payloadEnd,
+            q.receivedAt,
+            true,
+          );
           if (dropped) this.drop(dropped, q.source, q.receivedAt, FAILURES.has(dropped));
         } catch (err) {
           this.failed(err);
@@ -353,7 +365,7 @@ export class Intake {
       datagram.ivStart + IV_BYTES,
       datagram.bytes.length,
     );
-    return this.opened(datagram, source, entry, payload, now, mayRefetch);
+    return this.opened(datagram, source, entry, payload, 0, payload?.length ?? 0, now, mayRefetch);
   }
 
   /**
@@ -369,6 +381,9 @@ export class Intake {
     source: string,
     entry: KeyEntry,
     payload: Buffer | undefined,
+    /** Where in `payload` the plaintext lies (a batch's datagrams share one buffer). */
+    payloadStart: number,
+    payloadEnd: number,
     now: number,
     mayRefetch: boolean,
   ): string | undefined {
@@ -381,7 +396,7 @@ export class Intake {
     const lo = identity[1]!;
     // Checked again: a copy may have come in the same batch, or while the key was looked up.
     if (guards.seen(guard, hi, lo)) return "replayed";
-    if (!payload || !validFraming(payload)) {
+    if (!payload || !validFraming(payload, payloadStart, payloadEnd)) {
       const failure = payload ? "bad_payload_framing" : "decrypt_failed";
       if (!mayRefetch) return failure;
       const previous = session.id;
@@ -406,7 +421,7 @@ export class Intake {
     writeIdentity(identity, identityBytes);
     let forwarded = 0;
     let index = 0;
-    for (let offset = 0; offset < payload.length; index++) {
+    for (let offset = payloadStart; offset < payloadEnd; index++) {
       const typeId = payload.readUInt16BE(offset);
       const start = offset + RECORD_HEADER_BYTES;
       offset = start + payload.readUInt16BE(offset + 2);
