@@ -96,12 +96,12 @@ export function frameRecords(records: readonly RawRecord[]): Buffer {
 }
 
 /** Whether a decrypted payload is a run of whole records (what splitRecords checks, without the array). */
-export function validFraming(payload: Buffer): boolean {
-  let offset = 0;
-  while (offset < payload.length) {
-    if (offset + RECORD_HEADER_BYTES > payload.length) return false;
+export function validFraming(payload: Buffer, start = 0, end = payload.length): boolean {
+  let offset = start;
+  while (offset < end) {
+    if (offset + RECORD_HEADER_BYTES > end) return false;
     offset += RECORD_HEADER_BYTES + payload.readUInt16BE(offset + 2);
-    if (offset > payload.length) return false;
+    if (offset > end) return false;
   }
   return true;
 }
@@ -143,7 +143,8 @@ After \`POST /flight/v2/{flight_id}/start-comm\` a flight streams telemetry to t
 
 The key is the base64-decoded \`key\` (${KEY_BYTES} bytes) that start-comm returned; each start-comm
 opens a new session with a new key, and serials start again at 1. Replays are refused by the
-IV and ciphertext, not the serial: SHA-256 of them names the datagram, and each record is stored once
+IV and ciphertext, not the serial: a keyed hash of them (SipHash-2-4 under a key derived from the
+session key) names the datagram, and each record is stored once
 per session, datagram and position in it, so a datagram resent under any serial stores nothing new.
 Record times must lie from 1 h before start-comm to 5 min after the relay's clock; others, and empty
 records, are dropped. The decrypted payload is a run of records, each:

@@ -40,8 +40,8 @@ export const SessionRecords = z.object({
   session_id: z.string().min(1).max(64),
   records: z.array(IngestRow).min(1),
   /**
-   * Per row, the identity of its datagram: base64 of 16 bytes of SHA-256 over its IV and ciphertext,
-   * so a tampered copy is another datagram (the serial is outside the ciphertext and proves nothing).
+   * Per row, the identity of its datagram: base64 of 16 bytes of a keyed hash over its IV and
+   * ciphertext (relay/datagramIdentity.ts), so a tampered copy is another datagram (the serial is outside the ciphertext and proves nothing).
    * A record is stored once per (session, datagram, index). Absent in posts of older relays (and in
    * their spooled batches): then the serial stands in.
    */

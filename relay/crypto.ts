@@ -1,5 +1,6 @@
 import { createDecipheriv, type Decipher } from "node:crypto";
 import { CIPHER_BLOCK_BYTES } from "../proto/datagram";
+import { identityKeyOf } from "./datagramIdentity";
 
 /**
  * A session's AES-256-CBC key with PKCS7 padding (spec 4.6). Decrypting a datagram with
@@ -9,9 +10,12 @@ import { CIPHER_BLOCK_BYTES } from "../proto/datagram";
  */
 export class SessionKey {
   private readonly blocks: Decipher;
+  /** The key of the session's datagram identities (datagramIdentity.ts). */
+  readonly identityKey: Int32Array;
 
   constructor(key: Buffer) {
     this.blocks = createDecipheriv("aes-256-ecb", key, null).setAutoPadding(false);
+    this.identityKey = identityKeyOf(key);
   }
 
   /** The plaintext, or undefined when the padding does not check out (wrong key, damaged data). */
@@ -45,11 +49,29 @@ export class SessionKey {
  * The plaintext without padding, or undefined when the padding does not check out.
  */
 export function unchain(plain: Buffer, bytes: Buffer, ivStart: number, start: number): Buffer | undefined {
-  for (let i = 0; i < CIPHER_BLOCK_BYTES; i++) plain[i]! ^= bytes[ivStart + i]!;
+  const end = unchainAt(plain, 0, plain.length, bytes, ivStart, start);
+  return end < 0 ? undefined : plain.subarray(0, end);
+}
+
+/**
+ * unchain() for the `length` bytes of `plain` from `at` (one datagram among a batch's), in place and
+ * without a view: where its plaintext ends without the padding, or -1 when the padding does not
+ * check out.
+ */
+export function unchainAt(
+  plain: Uint8Array,
+  at: number,
+  length: number,
+  bytes: Uint8Array,
+  ivStart: number,
+  start: number,
+): number {
+  for (let i = 0; i < CIPHER_BLOCK_BYTES; i++) plain[at + i]! ^= bytes[ivStart + i]!;
   const chain = start - CIPHER_BLOCK_BYTES;
-  for (let i = CIPHER_BLOCK_BYTES; i < plain.length; i++) plain[i]! ^= bytes[chain + i]!;
-  const padding = plain[plain.length - 1]!;
-  if (padding < 1 || padding > CIPHER_BLOCK_BYTES) return undefined;
-  for (let i = plain.length - padding; i < plain.length - 1; i++) if (plain[i] !== padding) return undefined;
-  return plain.subarray(0, plain.length - padding);
+  for (let i = CIPHER_BLOCK_BYTES; i < length; i++) plain[at + i]! ^= bytes[chain + i]!;
+  const last = at + length - 1;
+  const padding = plain[last]!;
+  if (padding < 1 || padding > CIPHER_BLOCK_BYTES) return -1;
+  for (let i = last + 1 - padding; i < last; i++) if (plain[i] !== padding) return -1;
+  return last + 1 - padding;
 }

@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import {
   AES_256_CBC,
   CIPHER_BLOCK_BYTES,
@@ -14,7 +13,8 @@ import {
 import type { RecordRow } from "../proto/ingest";
 import type { TelemetrySchema } from "../proto/messages";
 import { recordTimeProblem } from "../proto/recordTime";
-import { unchain } from "./crypto";
+import { type SessionKey, unchainAt } from "./crypto";
+import { datagramIdentity, IDENTITY_BYTES, writeIdentity } from "./datagramIdentity";
 import { type KeyCache, type KeyEntry, KeyUnavailable } from "./keyCache";
 import type { Log } from "./log";
 import type { RelayMetrics } from "./metrics";
@@ -56,7 +56,7 @@ export interface IntakeParts {
   /** Replay memory and rate limit per session. */
   guards: SessionGuards;
   /**
-   * Queues one record; bytes `start` to `end` of `datagram` (its identity, see identityOf) name its
+   * Queues one record; bytes `start` to `end` of `datagram` (its identity, datagramIdentity.ts) name its
    * datagram for the worker's idempotency, as their base64. The row and the bytes are reused for the
    * next record: copy what you keep.
    */
@@ -85,26 +85,32 @@ interface Framed {
   serial: number;
   flightId: string;
   ivStart: number;
-  /** Its identity (identityOf), once computed. */
-  identity: Buffer | undefined;
+  /** Its identity (datagramIdentity.ts), once computed under `identityBy`'s key: four int32, its own. */
+  identity: Int32Array;
+  identityBy: SessionKey | undefined;
 }
-
-/** Bytes of a datagram's identity: posted to the worker with each of its records. */
-const IDENTITY_BYTES = 16;
 
 /**
- * A datagram's identity: the first 16 bytes of SHA-256 over its IV and ciphertext, everything the
- * serial is not. CBC without a MAC lets a third party change a datagram: a flipped IV bit flips the
- * same bit of the first plaintext block, a changed block garbles its own plaintext and flips bits of
- * the next. Named by its last ciphertext block (as before), such a copy kept the genuine datagram's
- * name: when it was stored first, with an altered value, the genuine one was dropped as a replay and
- * ignored by the worker. Named by all its bytes, any change makes another datagram, and only an
- * unchanged copy (under any serial) is a replay.
+ * The datagram's identity under its session's key (datagramIdentity.ts: keyed, over its IV and
+ * ciphertext, so only an unchanged copy under any serial is a replay), computed once per key.
  */
-function identityOf(datagram: Framed): Buffer {
-  datagram.identity ??= hash("sha256", datagram.bytes.subarray(datagram.ivStart), "buffer");
+function identityOf(datagram: Framed, key: SessionKey): Int32Array {
+  if (datagram.identityBy !== key) {
+    datagramIdentity(key.identityKey, datagram.bytes, datagram.ivStart, datagram.identity);
+    datagram.identityBy = key;
+  }
   return datagram.identity;
 }
+
+/** A copy of a datagram's parts that may wait (for a look-up) while the reused objects move on. */
+const heldCopy = (datagram: Framed): Framed => ({
+  bytes: datagram.bytes,
+  serial: datagram.serial,
+  flightId: datagram.flightId,
+  ivStart: datagram.ivStart,
+  identity: Int32Array.from(datagram.identity),
+  identityBy: datagram.identityBy,
+});
 
 /** A look-up a datagram waits for, as afterLookUp takes it. */
 interface PendingLookUp {
@@ -160,8 +166,11 @@ export class Intake {
     serial: 0,
     flightId: "",
     ivStart: 0,
-    identity: undefined,
+    identity: new Int32Array(4),
+    identityBy: undefined,
   };
+  /** The identity's 16 bytes, as forwarded with each record (the forwarder copies them). */
+  private readonly identityBytes = new Uint8Array(IDENTITY_BYTES);
   /** The last flight id seen, as bytes and as the string: a flight's datagrams mostly come in runs. */
   private lastIdBytes = Buffer.alloc(0);
   private lastId = "";
@@ -224,7 +233,7 @@ export class Intake {
     framed.bytes = datagram;
     framed.serial = datagram.readUInt32BE(SERIAL_OFFSET);
     framed.ivStart = ivStart;
-    framed.identity = undefined;
+    framed.identityBy = undefined;
     if (!sameBytes(this.lastIdBytes, datagram, FLIGHT_ID_OFFSET, idEnd)) {
       this.lastIdBytes = Buffer.from(datagram.subarray(FLIGHT_ID_OFFSET, idEnd));
       this.lastId = datagram.toString("utf8", FLIGHT_ID_OFFSET, idEnd);
@@ -241,7 +250,7 @@ export class Intake {
     const entry = this.parts.keys.peek(framed.flightId, now);
     if (entry) return this.queue(framed, source, entry, now);
     if (!(this.parts.flightIds ?? ISSUED_FLIGHT_ID).test(framed.flightId)) return "bad_flight_id";
-    const held = { ...framed };
+    const held = heldCopy(framed);
     return this.afterLookUp(
       () => this.parts.keys.load(held.flightId, now),
       held,
@@ -261,19 +270,19 @@ export class Intake {
     const session = entry.session;
     if (!session) return "unknown_flight";
     const { guards } = this.parts;
-    const identity = identityOf(framed);
-    if (guards.seen(guards.get(session.id, now), identity.readInt32LE(0), identity.readInt32LE(4)))
-      return "replayed";
+    const identity = identityOf(framed, session.key);
+    if (guards.seen(guards.get(session.id, now), identity[0]!, identity[1]!)) return "replayed";
     let slot = this.queued[this.queuedCount];
     if (slot === undefined) {
-      slot = { ...framed, source, entry, receivedAt: now };
+      slot = { ...heldCopy(framed), source, entry, receivedAt: now };
       this.queued.push(slot);
     } else {
       slot.bytes = framed.bytes;
       slot.serial = framed.serial;
       slot.flightId = framed.flightId;
       slot.ivStart = framed.ivStart;
-      slot.identity = identity;
+      slot.identity.set(identity);
+      slot.identityBy = framed.identityBy;
       slot.source = source;
       slot.entry = entry;
       slot.receivedAt = now;
@@ -315,10 +324,22 @@ export class Intake {
         const q = this.queued[i]!;
         const cipherStart = q.ivStart + IV_BYTES;
         const length = q.bytes.length - cipherStart;
-        const payload = unchain(plain.subarray(at, at + length), q.bytes, q.ivStart, cipherStart);
+        // The payload stays where it is in `plain`, read by offsets: no view per datagram.
+        const payloadEnd = unchainAt(plain, at, length, q.bytes, q.ivStart, cipherStart);
+        const payloadStart = at;
         at += length;
         try {
-          const dropped = this.opened(q, q.source, q.entry, payload, q.receivedAt, true);
+          const payload = payloadEnd < 0 ? undefined : plain;
+          const dropped = this.opened(
+            q,
+            q.source,
+            q.entry,
+            payload,
+            payloadStart,
+            payloadEnd,
+            q.receivedAt,
+            true,
+          );
           if (dropped) this.drop(dropped, q.source, q.receivedAt, FAILURES.has(dropped));
         } catch (err) {
           this.failed(err);
@@ -344,7 +365,7 @@ export class Intake {
       datagram.ivStart + IV_BYTES,
       datagram.bytes.length,
     );
-    return this.opened(datagram, source, entry, payload, now, mayRefetch);
+    return this.opened(datagram, source, entry, payload, 0, payload?.length ?? 0, now, mayRefetch);
   }
 
   /**
@@ -360,6 +381,9 @@ export class Intake {
     source: string,
     entry: KeyEntry,
     payload: Buffer | undefined,
+    /** Where in `payload` the plaintext lies (a batch's datagrams share one buffer). */
+    payloadStart: number,
+    payloadEnd: number,
     now: number,
     mayRefetch: boolean,
   ): string | undefined {
@@ -367,23 +391,17 @@ export class Intake {
     const { guards } = this.parts;
     const guard = guards.get(session.id, now);
     // 64 bits of the datagram's identity are remembered (see identityOf).
-    const identity = identityOf(datagram);
-    const hi = identity.readInt32LE(0);
-    const lo = identity.readInt32LE(4);
+    const identity = identityOf(datagram, session.key);
+    const hi = identity[0]!;
+    const lo = identity[1]!;
     // Checked again: a copy may have come in the same batch, or while the key was looked up.
     if (guards.seen(guard, hi, lo)) return "replayed";
-    if (!payload || !validFraming(payload)) {
+    if (!payload || !validFraming(payload, payloadStart, payloadEnd)) {
       const failure = payload ? "bad_payload_framing" : "decrypt_failed";
       if (!mayRefetch) return failure;
       const previous = session.id;
       // The datagram's parts live in a reused object: the look-up keeps its own copy.
-      const held: Framed = {
-        bytes: datagram.bytes,
-        serial: datagram.serial,
-        flightId: datagram.flightId,
-        ivStart: datagram.ivStart,
-        identity,
-      };
+      const held = heldCopy(datagram);
       return this.afterLookUp(
         () => this.parts.keys.refetch(held.flightId, now),
         held,
@@ -399,9 +417,11 @@ export class Intake {
     const { metrics, forward } = this.parts;
     metrics.datagramsAccepted.inc();
     // Records straight from the payload into a reused row (framing checked above).
+    const identityBytes = this.identityBytes;
+    writeIdentity(identity, identityBytes);
     let forwarded = 0;
     let index = 0;
-    for (let offset = 0; offset < payload.length; index++) {
+    for (let offset = payloadStart; offset < payloadEnd; index++) {
       const typeId = payload.readUInt16BE(offset);
       const start = offset + RECORD_HEADER_BYTES;
       offset = start + payload.readUInt16BE(offset + 2);
@@ -412,7 +432,7 @@ export class Intake {
         continue;
       }
       metrics.recordsAccepted.inc();
-      forward(datagram.flightId, session.id, row as RecordRow, identity, 0, IDENTITY_BYTES);
+      forward(datagram.flightId, session.id, row as RecordRow, identityBytes, 0, IDENTITY_BYTES);
       forwarded++;
     }
     if (forwarded > 0) guards.remember(guard, hi, lo);

@@ -4,8 +4,8 @@ import { TokenBucket } from "./rateLimit";
  * Replay protection and rate limit per session.
  *
  * The serial sits outside the ciphertext, so it proves nothing: a captured datagram can be resent
- * under any serial. A datagram is named by SHA-256 of its IV and ciphertext (relay/intake.ts
- * identityOf): a resend under another serial keeps the name (and is a replay); any change to the IV
+ * under any serial. A datagram is named by a keyed hash of its IV and ciphertext
+ * (relay/datagramIdentity.ts): a resend under another serial keeps the name (and is a replay); any change to the IV
  * or a block makes another datagram. The relay remembers recent datagrams by 64 bits of that name,
  * once at least one of their records went to the worker; the worker's Durable Object keeps 128 bits
  * for good (unique per session and record index), so what falls out of this memory, or reaches
@@ -77,7 +77,7 @@ export class RecentIds {
   }
 
   private slotOf(hi: number, lo: number): number {
-    // The halves are SHA-256 output, uniformly spread already; the mix only guards against a lazy caller.
+    // The halves are a keyed hash's output, uniformly spread already; the mix only guards against a lazy caller.
     return Math.imul(hi ^ lo, 0x9e3779b1) & this.mask;
   }
 

@@ -1,7 +1,9 @@
-import { createCipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildDatagram } from "../../proto/datagram";
 import { encodeRecords } from "../../proto/messages";
+import { identityKeyOf } from "../../relay/datagramIdentity";
+import { sipHash128 } from "../../relay/sipHash";
 import { position } from "../../tools/lib/sampleRecords";
 import { newId } from "../../worker/lib/ids";
 import { flightIdOf, intakeHarness, RELAY_DEFAULTS, settle } from "./harness";
@@ -234,7 +236,7 @@ describe("replays and serial tampering", () => {
     expect(relay.forwarded.map((r) => r.serial)).toEqual([1, 2, 3, 4_000_000_000, 1, 2, 5000]);
   });
 
-  it("names the datagram by SHA-256 of its IV and ciphertext, as the worker stores it", async () => {
+  it("names the datagram by its keyed hash over IV and ciphertext, as the worker stores it", async () => {
     const relay = intakeHarness(RELAY_DEFAULTS);
     const flight = flightIdOf("identity");
     const key = randomBytes(32);
@@ -253,14 +255,17 @@ describe("replays and serial tampering", () => {
       "192.0.2.1",
     );
     await settle();
-    const identity = createHash("sha256")
-      .update(Buffer.concat([iv, ciphertext]))
-      .digest()
-      .subarray(0, 16)
-      .toString("base64");
+    // SipHash-2-4-128 (test/relay/sipHash.test.ts) under the session's identity key, over IV and ciphertext.
+    const tag = new Int32Array(4);
+    const named = Buffer.concat([iv, ciphertext]);
+    sipHash128(identityKeyOf(key), named, 0, named.length, tag);
+    const identity = Buffer.from(tag.buffer).toString("base64");
     expect(relay.forwarded.map((r) => [r.index, r.datagram])).toEqual([
       [0, identity],
       [1, identity],
     ]);
+    // Another session's key names the same bytes otherwise: each session's identities are its own.
+    sipHash128(identityKeyOf(randomBytes(32)), named, 0, named.length, tag);
+    expect(Buffer.from(tag.buffer).toString("base64")).not.toBe(identity);
   });
 });

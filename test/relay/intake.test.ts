@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildDatagram } from "../../proto/datagram";
 import { encodeRecords } from "../../proto/messages";
+import { datagramIdentity, identityKeyOf } from "../../relay/datagramIdentity";
 import { position } from "../../tools/lib/sampleRecords";
 import { flightIdOf, intakeHarness, settle } from "./harness";
 
@@ -45,7 +46,8 @@ describe("Intake", () => {
     await settle();
     relay.sessions.set(FLIGHT, { id: "session|new", key: newKey });
     // Serials restart at 1 in the new session: its own replay window.
-    relay.intake.handle(datagram(1, newKey), "192.0.2.1");
+    const rotated = datagram(1, newKey);
+    relay.intake.handle(rotated, "192.0.2.1");
     await settle();
     relay.intake.handle(datagram(2, newKey), "192.0.2.1");
     // A late datagram of the old session no longer decrypts.
@@ -57,6 +59,11 @@ describe("Intake", () => {
       ["session|new", 2],
     ]);
     expect(relay.dropped("decrypt_failed") + relay.dropped("bad_payload_framing")).toBe(1);
+    // The new session's datagram is named under the new session's identity key, not under the old
+    // one it was first tried with (relay/datagramIdentity.ts).
+    const tag = new Int32Array(4);
+    datagramIdentity(identityKeyOf(newKey), rotated, 5 + Buffer.byteLength(FLIGHT) + 1, tag);
+    expect(relay.forwarded[1]!.datagram).toBe(Buffer.from(tag.buffer).toString("base64"));
   });
 
   it("holds datagrams of a rotated session until the key may be looked up again", async () => {

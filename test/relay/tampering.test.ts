@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildDatagram, CIPHER_BLOCK_BYTES, IV_BYTES } from "../../proto/datagram";
 import { encodeRecords } from "../../proto/messages";
+import { datagramIdentity, identityKeyOf } from "../../relay/datagramIdentity";
 import { position } from "../../tools/lib/sampleRecords";
 import { flightIdOf, intakeHarness, RELAY_DEFAULTS, settle } from "./harness";
 
@@ -10,10 +11,15 @@ import { flightIdOf, intakeHarness, RELAY_DEFAULTS, settle } from "./harness";
  * session can have sent (item 7).
  */
 
-/** The identity the relay posts a datagram's records under: SHA-256 of its IV and ciphertext, 16 bytes. */
-function identityOf(datagram: Buffer, flightId: string): string {
+/**
+ * The identity the relay posts a datagram's records under: SipHash-2-4-128 of its IV and ciphertext
+ * under the session's identity key (relay/datagramIdentity.ts), 16 bytes.
+ */
+function identityOf(datagram: Buffer, flightId: string, key: Buffer): string {
   const ivStart = 5 + Buffer.byteLength(flightId) + 1;
-  return createHash("sha256").update(datagram.subarray(ivStart)).digest().subarray(0, 16).toString("base64");
+  const tag = new Int32Array(4);
+  datagramIdentity(identityKeyOf(key), datagram, ivStart, tag);
+  return Buffer.from(tag.buffer).toString("base64");
 }
 
 /** A copy of the datagram with bit `bit` of byte `byte` (counted from the IV's first) flipped. */
@@ -53,7 +59,7 @@ describe("tampered copies never suppress the genuine datagram", () => {
     const before = relay.forwarded.length;
     relay.intake.handle(genuine, "192.0.2.1");
     await settle();
-    const id = identityOf(genuine, flight);
+    const id = identityOf(genuine, flight, key);
     // No copy was stored under the genuine datagram's identity, and the genuine one is stored whole.
     expect(relay.forwarded.slice(0, before).filter((r) => r.datagram === id)).toEqual([]);
     const stored = relay.forwarded.slice(before);
@@ -91,7 +97,7 @@ describe("tampered copies never suppress the genuine datagram", () => {
     relay.intake.handle(genuine, "192.0.2.1");
     await settle();
     const last = relay.forwarded.at(-1)!;
-    expect(last.datagram).toBe(identityOf(genuine, flight));
+    expect(last.datagram).toBe(identityOf(genuine, flight, key));
     expect(last.fields.latitude).toBe(57.67);
     expect(relay.dropped("replayed")).toBe(0);
     expect(new Set(relay.forwarded.map((r) => r.datagram)).size).toBe(relay.forwarded.length);

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { listManufacturers } from "../../worker/store/aircraft";
+import { dbFor } from "../../worker/store/db";
 import { call } from "./helpers";
 import { asPilot, newPilot } from "./pilotFixtures";
 
@@ -13,6 +16,25 @@ describe("the aircraft catalogue", () => {
     );
     expect(res.json.data).toContainEqual({ id: "manufacturer|dji", name: "DJI", url: "https://www.dji.com" });
     expect(names).toEqual(expect.arrayContaining(["Autel Robotics", "Parrot", "Skydio"]));
+  });
+
+  it("keeps the list of manufacturers a minute in the isolate, then reads it again; a search reads at once", async () => {
+    const db = dbFor(env.DB);
+    const later = Date.now() + 3_600_000;
+    const ids = async (at: number, q?: string) => (await listManufacturers(db, q, at)).map((m) => m.id);
+    expect(await ids(later)).not.toContain("manufacturer|loaded-later");
+    await env.DB.prepare(
+      "INSERT INTO manufacturers (id, name) VALUES ('manufacturer|loaded-later', 'Loaded Later')",
+    ).run();
+    try {
+      expect(await ids(later + 59_000)).not.toContain("manufacturer|loaded-later");
+      expect(await ids(later + 59_000, "loaded")).toEqual(["manufacturer|loaded-later"]);
+      expect(await ids(later + 61_000)).toContain("manufacturer|loaded-later");
+    } finally {
+      await env.DB.prepare("DELETE FROM manufacturers WHERE id = 'manufacturer|loaded-later'").run();
+      // The isolate's list read again without it, for the files after this one.
+      expect(await ids(later + 200_000)).not.toContain("manufacturer|loaded-later");
+    }
   });
 
   it("finds manufacturers by part of the name, ignoring case", async () => {

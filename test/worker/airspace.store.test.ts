@@ -224,19 +224,23 @@ describe("jurisdictions and rulesets", () => {
     ]);
   });
 
-  it("keeps a set of jurisdictions' rulesets a minute in the isolate, then reads them again", async () => {
+  it("keeps rulesets (of a set of jurisdictions, or by id) a minute in the isolate, then reads them again", async () => {
     const [part107] = await rulesetsByIds(db, ["usa_part_107"]);
     const usa = [part107!.jurisdiction.id];
     const later = Date.now() + 3_600_000;
     const nameNow = async (at: number) =>
       (await rulesetsOfJurisdictions(db, usa, at)).find((r) => r.id === "usa_part_107")?.name;
+    const nameById = async (at: number) => (await rulesetsByIds(db, ["usa_part_107"], at))[0]?.name;
     const rename = (name: string) =>
       env.DB.prepare("UPDATE rulesets SET name = ? WHERE id = 'usa_part_107'").bind(name).run();
     expect(await nameNow(later)).toBe(part107!.name);
+    expect(await nameById(later)).toBe(part107!.name);
     await rename("Renamed by an operator");
     try {
       expect(await nameNow(later + 59_000)).toBe(part107!.name);
+      expect(await nameById(later + 59_000)).toBe(part107!.name);
       expect(await nameNow(later + 61_000)).toBe("Renamed by an operator");
+      expect(await nameById(later + 61_000)).toBe("Renamed by an operator");
     } finally {
       await rename(part107!.name);
     }

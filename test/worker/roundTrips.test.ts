@@ -20,10 +20,11 @@ const EXPECTED: Record<string, number> = {
   // The airspace read beside the plan, from the plan as this isolate saw it when it was made.
   "GET /flight/v2/plan/{plan_id}/briefing": 1,
   "POST /rules/v1 (an area)": 0,
-  "GET /rules/v1/{ruleset_id}": 1,
+  // Rulesets and the manufacturers' list kept per isolate (60 s).
+  "GET /rules/v1/{ruleset_id}": 0,
   "GET /status/v2/point": 1,
   "GET /advisory/v1/airspace (an area)": 1,
-  "GET /aircraft/v2/manufacturer": 1,
+  "GET /aircraft/v2/manufacturer": 0,
   "POST /flight/v2/point": 2,
   "POST /flight/v2/plan": 1,
   "POST /flight/v2/plan/{plan_id}/submit": 2,

@@ -2,13 +2,14 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "../lib/config";
 import { ensureDevVars } from "../lib/devVars";
 import { type Process, type RelayProcess, scrapeMetrics, startRelayProcess, track } from "../lib/processes";
 import { type BenchContext, type BenchSuite, median, ratio, spreadOf, startService } from "./harness";
+import { hotPathCpuPerDatagram } from "./relayHotPath";
 
 /**
  * The relay against a bare Node dgram receiver, both flooded by the same sender process on loopback,
@@ -33,7 +34,9 @@ const HELP = `npm run bench:relay: starts the service (like npm run bench) and r
      the sender and the sink (this process) run on the first CPU, the receiver being measured on the second.
   2. fixed rate: ${OFFERED_RATE.toLocaleString("en")} datagrams/s for ${OFFERED_SECONDS} s to the relay; loss, records stored by
      the worker, end-to-end stored records/s, and the relay's peak memory.
-Each datagram holds one Position. Ends with {"bench":"relay","ratio":<relay ÷ bare receiver>, ...}.`;
+The relay's CPU per datagram is reported too, in process (intake and forwarder alone) and for the
+whole relay process during the floods to the sink: it moves much less than the rates when other work
+shares the machine. Each datagram holds one Position. Ends with {"bench":"relay","ratio":<relay ÷ bare receiver>, ...}.`;
 
 export const peer = (args: string[]) =>
   track(
@@ -183,14 +186,29 @@ async function floodBare(flight: Flight): Promise<number> {
   return (await lineWith(bare, "received")).received! / sent.seconds;
 }
 
-/** Datagrams a second the relay reads and handles during one flood of fresh serials from `firstSerial`. */
+/** User + system CPU the kernel charged to a process so far, in µs (/proc/<pid>/stat, 10 ms ticks). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * One flood of fresh serials from `firstSerial` through the relay: the datagrams a second it read and
+ * handled, and the CPU it spent on each (the whole process: receiving, handling, posting, GC), which
+ * moves much less than the rate when other work shares the machine.
+ */
 async function floodRelay(relay: RelayProcess, flight: Flight, firstSerial: number, count = FLOOD_DATAGRAMS) {
   const received = async () =>
     (await scrapeMetrics(relay.metricsPort)).get("windsock_relay_datagrams_received_total") ?? 0;
   const before = await received();
+  const cpuBefore = cpuMicros(relay.child.pid!);
   const sent = await sendFrom([...floodArgs(flight, count, firstSerial), "--port", String(relay.port)]);
   await new Promise((r) => setTimeout(r, 300));
-  return ((await received()) - before) / sent.seconds;
+  const handled = (await received()) - before;
+  return {
+    rate: handled / sent.seconds,
+    cpuMicrosPerDatagram: (cpuMicros(relay.child.pid!) - cpuBefore) / handled,
+  };
 }
 
 function floodArgs(flight: Flight, count: number, firstSerial: number): string[] {
@@ -211,6 +229,8 @@ function floodArgs(flight: Flight, count: number, firstSerial: number): string[]
 class Rounds {
   readonly bare: number[] = [];
   readonly relay: number[] = [];
+  /** The relay process's CPU µs a datagram, per round. */
+  readonly cpu: number[] = [];
 
   private get ratios(): number[] {
     return this.relay.map((r, i) => r / this.bare[i]!);
@@ -244,19 +264,20 @@ async function floodRounds(
   const rounds = new Rounds();
   for (let round = 1; round <= count; round++) {
     const bare = await floodBare(flight);
-    const relayed = await floodRelay(relay, flight, nextSerial());
+    const { rate: relayed, cpuMicrosPerDatagram } = await floodRelay(relay, flight, nextSerial());
     rounds.bare.push(bare);
     rounds.relay.push(relayed);
+    rounds.cpu.push(cpuMicrosPerDatagram);
     console.log(
       `  round ${round}: bare dgram receiver ${Math.round(bare)}/s, ${label} ${Math.round(relayed)}/s, ` +
-        `ratio ${ratio(relayed, bare)}`,
+        `ratio ${ratio(relayed, bare)}; relay CPU ${cpuMicrosPerDatagram.toFixed(2)} µs a datagram`,
     );
     await between();
   }
   const [low, high] = rounds.spread;
   console.log(
     `  medians: bare ${Math.round(median(rounds.bare))} datagrams/s, ${label} ${Math.round(median(rounds.relay))} ` +
-      `datagrams/s processed; ratio ${rounds.ratio} (rounds ${low}–${high})`,
+      `datagrams/s processed; ratio ${rounds.ratio} (rounds ${low}–${high}); relay CPU ${median(rounds.cpu).toFixed(2)} µs a datagram`,
   );
   return rounds;
 }
@@ -271,6 +292,13 @@ export const suite: BenchSuite = {
       // One session floods here at the sender's full speed: its rate limit would measure itself.
       flags: ["--rate-per-session=0"],
     });
+    const loadAtStart = loadavg()[0]!;
+    // The relay's own work, in this process before anything else runs (see relayHotPath.ts).
+    const hotPath = await hotPathCpuPerDatagram();
+    console.log(
+      `  hot path in process (intake + forwarder, one session): ${median(hotPath).toFixed(2)} µs CPU a datagram ` +
+        `(rounds ${Math.min(...hotPath).toFixed(2)}–${Math.max(...hotPath).toFixed(2)})`,
+    );
     const flood = await flightInSession(ctx);
 
     // Bare receiver and relay take turns: the sender's pace on a shared machine varies from one flood to the next.
@@ -341,6 +369,8 @@ export const suite: BenchSuite = {
         ratio: toSink.ratio,
         ratio_spread: toSink.spread,
         relay_dps: Math.round(median(toSink.relay)),
+        relay_cpu_us_per_datagram: Math.round(median(toSink.cpu) * 100) / 100,
+        hot_path_cpu_us_per_datagram: Math.round(median(hotPath) * 100) / 100,
         bare_dps: Math.round(median(toSink.bare)),
         ratio_with_local_worker: intoWorker.ratio,
         ratio_with_local_worker_spread: intoWorker.spread,
@@ -351,6 +381,8 @@ export const suite: BenchSuite = {
         stored,
         stored_rps: Math.round(storedRate),
         relay_rss_mb: peakRssMb,
+        // The rates move with the machine's load: one-minute load averages at the start and the end.
+        load_average: [Math.round(loadAtStart * 10) / 10, Math.round(loadavg()[0]! * 10) / 10],
       };
     } finally {
       await relay.stop();

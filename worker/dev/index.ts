@@ -10,4 +10,5 @@ export default {
   fetch: tracedFetch,
   scheduled: app.scheduled,
 } satisfies ExportedHandler<Parameters<typeof tracedFetch>[1]>;
-export { AccountStreams, FlightTelemetry } from "../index";
+// Every Durable Object class the deployed entry exports, whichever are added later.
+export * from "../index";

@@ -202,10 +202,15 @@ function tracedBucket(real: R2Bucket): R2Bucket {
   });
 }
 
-/** The storage bindings this worker has, by kind. */
-const D1_BINDINGS = ["DB"] as const;
-const OBJECT_BINDINGS = ["FLIGHT_TELEMETRY", "ACCOUNT_STREAMS"] as const;
-const R2_BINDINGS = ["ELEVATION"] as const;
+/** The kind of storage a binding is, told by its shape: bindings added later are traced too. */
+function storageKind(binding: unknown): "d1" | "objects" | "r2" | undefined {
+  if (typeof binding !== "object" || binding === null) return undefined;
+  const has = (method: string) => typeof (binding as Record<string, unknown>)[method] === "function";
+  if (has("withSession") && has("prepare") && has("batch")) return "d1";
+  if (has("idFromName") && has("get")) return "objects";
+  if (has("createMultipartUpload") && has("head")) return "r2";
+  return undefined;
+}
 
 /**
  * Wrapped bindings, made once per binding and isolate: the worker keeps per-binding caches (the
@@ -225,12 +230,11 @@ function once<T extends object>(real: T, wrap: (real: T) => T): T {
 /** `env` with its storage bindings counted (and delayed) through the request's RoundTrips. */
 export function tracedEnv<E extends object>(env: E): E {
   const traced: Record<string, unknown> = { ...(env as Record<string, unknown>) };
-  const bindings = env as unknown as Record<string, unknown>;
-  for (const name of D1_BINDINGS)
-    if (bindings[name]) traced[name] = once(bindings[name] as D1Database, tracedD1);
-  for (const name of OBJECT_BINDINGS)
-    if (bindings[name]) traced[name] = once(bindings[name] as DurableObjectNamespace, tracedNamespace);
-  for (const name of R2_BINDINGS)
-    if (bindings[name]) traced[name] = once(bindings[name] as R2Bucket, tracedBucket);
+  for (const [name, binding] of Object.entries(env as Record<string, unknown>)) {
+    const kind = storageKind(binding);
+    if (kind === "d1") traced[name] = once(binding as D1Database, tracedD1);
+    else if (kind === "objects") traced[name] = once(binding as DurableObjectNamespace, tracedNamespace);
+    else if (kind === "r2") traced[name] = once(binding as R2Bucket, tracedBucket);
+  }
   return traced as E;
 }

@@ -16,7 +16,7 @@ import { ApiError, forbidden, notFound, problemError } from "../lib/errors";
 import { isoTime } from "../lib/time";
 import { advisoryInputs } from "../store/airspace";
 import { type FlightPlanRow, type FlightRow, findFlight, findPlan } from "../store/flights";
-import { findPilot } from "../store/pilots";
+import { pilotById } from "../store/pilots";
 import { allFlightFeatures, plansWithAuthorizations } from "../store/rulesets";
 import { chosenRulesetIds, refuseUnknownRulesets } from "./airspace";
 
@@ -89,16 +89,19 @@ export async function evaluateArea(db: Db, request: AreaRequest, now = Date.now(
  */
 export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()): Promise<Evaluated> {
   const rulesetIds = await chosenRulesetIds(db, plan.area, plan.rulesets);
-  const [inputs, definitions, pilot, flightAuthorizations] = await Promise.all([
-    advisoryInputs(db, bboxOf(plan.area), rulesetIds, {
-      start: plan.startTime,
-      end: plan.endTime,
-      band: flightBand(plan),
-    }),
+  // The pilot is read in the airspace's batch: one D1 call for both.
+  const [inputs, definitions, flightAuthorizations] = await Promise.all([
+    advisoryInputs(
+      db,
+      bboxOf(plan.area),
+      rulesetIds,
+      { start: plan.startTime, end: plan.endTime, band: flightBand(plan) },
+      pilotById(db, plan.accountId, plan.pilotId),
+    ),
     allFlightFeatures(db),
-    findPilot(db, plan.accountId, plan.pilotId, { statistics: false, now }),
     plan.flightId ? storedAuthorizations(db, plan) : null,
   ]);
+  const pilot = inputs.also?.[0];
   const { color, advisories } = adviseArea({ area: plan.area, ...inputs, withExtents: true });
   const authorizations =
     flightAuthorizations ??
@@ -124,9 +127,9 @@ export async function evaluatePlan(db: Db, plan: FlightPlanRow, now = Date.now()
       authorizations,
       submitted: flightAuthorizations !== null,
       pilot: {
-        phone: pilot?.pilot.phone ?? null,
-        phoneVerified: pilot?.pilot.phoneVerified ?? false,
-        faaRegistrationNumber: pilot?.pilot.userMetadata.faa_registration_number,
+        phone: pilot?.phone ?? null,
+        phoneVerified: pilot?.phoneVerified ?? false,
+        faaRegistrationNumber: pilot?.userMetadata.faa_registration_number,
       },
       takeoffDistanceM: takeoffDistance([plan.takeoffLongitude, plan.takeoffLatitude], plan.area),
     },

@@ -4,6 +4,7 @@ import { aircraft, aircraftModels, manufacturers } from "../../schema";
 import type { Db } from "../env";
 import { newId } from "../lib/ids";
 import { isoTime } from "../lib/time";
+import { TtlCache } from "../lib/ttlCache";
 
 const modelColumns = {
   modelId: aircraftModels.id,
@@ -49,12 +50,25 @@ function byName(column: AnySQLiteColumn): SQL {
   return sql`${column} COLLATE NOCASE`;
 }
 
-export async function listManufacturers(db: Db, q?: string) {
-  return db
+/**
+ * The manufacturers change only when an operator loads the aircraft catalogue: each isolate keeps
+ * the whole list this long (as it keeps rulesets), so `GET /aircraft/v2/manufacturer` without a search
+ * reads nothing. Shared between requests: callers never change it. An empty list is never kept.
+ */
+const CATALOGUE_RELOADED_WITHIN_MS = 60_000;
+type Manufacturer = { id: string; name: string; url: string | null };
+const allManufacturers = new TtlCache<Manufacturer[]>(1);
+
+export async function listManufacturers(db: Db, q?: string, now = Date.now()): Promise<Manufacturer[]> {
+  const cached = q ? undefined : allManufacturers.get("all", now);
+  if (cached) return cached;
+  const found = await db
     .select({ id: manufacturers.id, name: manufacturers.name, url: manufacturers.url })
     .from(manufacturers)
     .where(q ? nameContains(manufacturers.name, q) : undefined)
     .orderBy(byName(manufacturers.name));
+  if (!q && found.length > 0) allManufacturers.set("all", found, CATALOGUE_RELOADED_WITHIN_MS, now);
+  return found;
 }
 
 function modelsQuery(db: Db) {

@@ -18,7 +18,7 @@ import type { BBox, Geometry } from "../domain/geojson";
 import type { Db } from "../env";
 import { TtlCache } from "../lib/ttlCache";
 import { type BoundRead, preparedRead, readBatch } from "./prepared";
-import { rulesetsNamed, toRulesets } from "./rulesets";
+import { keepRulesetsByIds, keptRulesetsByIds, rulesetsNamed, toRulesets } from "./rulesets";
 
 /**
  * Spatial reads of the airspace area: features, facility-map cells and jurisdictions under a box,
@@ -276,19 +276,36 @@ function toJurisdictions(rows: RowOf<typeof jurisdictionsRead>[]): Jurisdiction[
  * Everything an advisory query needs, in one round trip: the chosen rulesets, the features around
  * the area in effect during the window, and the facility-map cells under it.
  */
-export async function advisoryInputs(
+export async function advisoryInputs<Also = undefined>(
   db: Db,
   box: BBox,
   rulesetIds: string[],
   window: { start: number; end: number; band?: HeightBand },
-): Promise<{ rulesets: Ruleset[]; features: AirspaceFeature[]; cells: FacilityCell[] }> {
+  /** One more read of the caller's in the same batch (a plan's pilot): one D1 call, not two. */
+  also?: BoundRead<Also>,
+): Promise<{
+  rulesets: Ruleset[];
+  features: AirspaceFeature[];
+  cells: FacilityCell[];
+  also: Also | undefined;
+}> {
   const values = boxValues(box);
-  const [rulesetRows, featureRows, cells, maps] = await readBatch(db, [
-    rulesetsNamed(db, { ids: JSON.stringify(rulesetIds) }),
-    features(db, values, window),
-    ...cellsAndMaps(db, values),
-  ]);
-  return { rulesets: toRulesets(rulesetRows), features: featureRows, cells: toCells(cells, maps) };
+  // Rulesets this isolate keeps (store/rulesets.ts, 60 s) are not read again: their rules are the
+  // largest part of the batch's answer.
+  const kept = rulesetIds.length === 0 ? [] : keptRulesetsByIds(rulesetIds);
+  const reads = [features(db, values, window), ...cellsAndMaps(db, values)] as const;
+  const rulesetRead = kept ? [] : [rulesetsNamed(db, { ids: JSON.stringify(rulesetIds) })];
+  const rows = await readBatch(db, [...reads, ...rulesetRead, ...(also ? [also] : [])]);
+  const [featureRows, cells, maps] = rows;
+  const rest: unknown[] = rows.slice(3);
+  const rulesets =
+    kept ?? keepRulesetsByIds(rulesetIds, toRulesets(rest.shift() as Parameters<typeof toRulesets>[0]));
+  return {
+    rulesets,
+    features: featureRows,
+    cells: toCells(cells, maps),
+    also: also ? (rest.shift() as Also) : undefined,
+  };
 }
 
 /**

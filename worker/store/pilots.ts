@@ -5,8 +5,22 @@ import type { PilotStatistics } from "../domain/pilots";
 import type { Db } from "../env";
 import { sha256 } from "../lib/hash";
 import { base62OfBytes } from "../lib/ids";
+import { type BoundRead, preparedRead } from "./prepared";
 
 export type PilotRow = typeof pilots.$inferSelect;
+
+const pilotRead = preparedRead((db) =>
+  db
+    .select()
+    .from(pilots)
+    .where(and(eq(pilots.id, sql.placeholder("id")), eq(pilots.accountId, sql.placeholder("account"))))
+    .prepare(),
+);
+
+/** The account's pilot as one read of a batch (readBatch): at most one row. */
+export function pilotById(db: Db, accountId: string, pilotId: string): BoundRead<PilotRow[]> {
+  return pilotRead(db, { id: pilotId, account: accountId });
+}
 
 /** The same user id under the same account is always the same pilot (CONTRACT §3). */
 export async function pilotIdFor(accountId: string, userId: string): Promise<string> {

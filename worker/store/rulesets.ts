@@ -82,22 +82,40 @@ export const rulesetsNamed = preparedRead((db) =>
   ).prepare(),
 );
 
-/** Rulesets by id, in display order; unknown ids are simply absent. */
-export async function rulesetsByIds(db: Db, ids: string[]): Promise<Ruleset[]> {
-  if (ids.length === 0) return [];
-  const [rows] = await readBatch(db, [rulesetsNamed(db, { ids: JSON.stringify(ids) })]);
-  return toRulesets(rows);
-}
-
 /**
  * Rulesets and flight feature definitions change only when an operator reloads them: each isolate
- * keeps them this long, as it keeps API keys, so a status query reads no rules and an evaluation
- * costs one D1 round trip. Shared between requests: callers never change them. An empty answer is
+ * keeps them this long, as it keeps API keys, so a status query or a ruleset by id reads no rules
+ * and an evaluation costs one D1 round trip. Shared between requests: callers never change them. An empty answer is
  * never kept.
  */
 const RELOADED_WITHIN_MS = 60_000;
 const MAX_CACHED_JURISDICTION_SETS = 1_000;
 const cachedRulesets = new TtlCache<Ruleset[]>(MAX_CACHED_JURISDICTION_SETS);
+
+/**
+ * Rulesets by id, in display order; unknown ids are simply absent. Kept per isolate as the rulesets
+ * of jurisdictions are (RELOADED_WITHIN_MS): `GET /rules/v1/{ruleset_id}` then reads nothing.
+ */
+export async function rulesetsByIds(db: Db, ids: string[], now = Date.now()): Promise<Ruleset[]> {
+  if (ids.length === 0) return [];
+  const cached = keptRulesetsByIds(ids, now);
+  if (cached) return cached;
+  const [rows] = await readBatch(db, [rulesetsNamed(db, { ids: JSON.stringify(ids) })]);
+  return keepRulesetsByIds(ids, toRulesets(rows), now);
+}
+
+const idsKey = (ids: string[]) => `ids ${[...new Set(ids)].sort().join(",")}`;
+
+/** The rulesets of these ids as this isolate keeps them (rulesetsByIds), if it does. */
+export function keptRulesetsByIds(ids: string[], now = Date.now()): Ruleset[] | undefined {
+  return cachedRulesets.get(idsKey(ids), now);
+}
+
+/** Keeps rulesets read by id elsewhere (in a batch of other reads) for rulesetsByIds; returns them. */
+export function keepRulesetsByIds(ids: string[], found: Ruleset[], now = Date.now()): Ruleset[] {
+  if (found.length > 0) cachedRulesets.set(idsKey(ids), found, RELOADED_WITHIN_MS, now);
+  return found;
+}
 
 /** The rulesets of the given jurisdictions, in display order. */
 export async function rulesetsOfJurisdictions(
@@ -106,7 +124,7 @@ export async function rulesetsOfJurisdictions(
   now = Date.now(),
 ): Promise<Ruleset[]> {
   if (jurisdictionIds.length === 0) return [];
-  const key = [...new Set(jurisdictionIds)].sort((a, b) => a - b).join(",");
+  const key = `jurisdictions ${[...new Set(jurisdictionIds)].sort((a, b) => a - b).join(",")}`;
   const cached = cachedRulesets.get(key, now);
   if (cached) return cached;
   const found = toRulesets(await rulesetsQuery(db, inArray(rulesets.jurisdictionId, jurisdictionIds)));

@@ -13,8 +13,9 @@ import { WebhookOutbox } from "./webhookOutbox";
 export interface TelemetryRecord {
   sessionId: string;
   /**
-   * Its datagram's identity: base64 of 16 bytes of SHA-256 over its IV and ciphertext (the last
-   * ciphertext block from older relays, `#<serial>` from the oldest). The serial is outside the
+   * Its datagram's identity: base64 of the 16 bytes the relay names it by, a keyed hash over its IV
+   * and ciphertext (relay/datagramIdentity.ts; SHA-256 from older relays, the last ciphertext block
+   * from older still, `#<serial>` from the oldest). The serial is outside the
    * ciphertext, so a replay may carry any serial: it never names a record.
    */
   datagram: string;
