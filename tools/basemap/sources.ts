@@ -16,7 +16,9 @@ import type { AirportWithRunways } from "../airspace/controlledAirspace";
 
 const require = createRequire(import.meta.url);
 
-export type Layers = Record<"earth" | "water" | "boundaries" | "pois", FeatureCollection>;
+export type Layers = Record<"earth" | "water" | "boundaries" | "pois", FeatureCollection> & {
+  places?: FeatureCollection;
+};
 
 /** Natural Earth's scales: 1:50m for the world's small zooms, 1:10m around the embedded areas. */
 export type Detail = "50m" | "10m";
