@@ -77,9 +77,9 @@ export async function basemapWithExtract(
 ): Promise<{ archive: Uint8Array; tiles: number; extract: OsmExtract }> {
   progress(`reading ${extractFile}`);
   const extract = readOsmExtract(readFileSync(extractFile));
-  const { roads, water, places, landuse, buildings } = extract.counts;
+  const { roads, water, places, landuse, buildings, earth } = extract.counts;
   progress(
-    `${roads} roads, ${water} water features, ${places} named places, ${landuse} land-use areas, ${buildings} buildings in ${extract.bounds.map((v) => v.toFixed(4)).join(", ")}`,
+    `${roads} roads, ${water} water features, ${earth} islands, ${places} named places, ${landuse} land-use areas, ${buildings} buildings in ${extract.bounds.map((v) => v.toFixed(4)).join(", ")}`,
   );
   const samples = sampleFiles().map((file) => readOsmExtract(readFileSync(file)));
   const built = buildBasemap(await embeddedAirports(), progress, { extracts: [...samples, extract] });

@@ -6,7 +6,7 @@ import type { Feature, FeatureCollection, Geometry, Position } from "geojson";
  * layer schema (https://docs.protomaps.com/basemaps/layers), so the pages' MapLibre style and our
  * SVG draw them alike: `roads` (kind highway, major_road, minor_road, path, other; name and ref),
  * `water` (lakes, rivers' areas, reservoirs as polygons; rivers, streams, canals and the coastline as
- * lines), `places` (cities, towns, villages, hamlets, suburbs, islands with a name), `landuse` (parks,
+ * lines), `earth` (islands drawn by a closed coastline, kind island), `places` (cities, towns, villages, hamlets, suburbs, islands with a name), `landuse` (parks,
  * woods, farmland, grass) and `buildings`. Ways only: a multipolygon relation's closed outer ways
  * count as areas of their own, its holes are not cut. Read by npm tiny-osmpbf, all in memory: meant
  * for a city's or a region's extract, not a country's.
@@ -28,7 +28,7 @@ interface OsmElement {
   tags?: Record<string, string>;
 }
 
-export type OsmLayerName = "roads" | "water" | "places" | "landuse" | "buildings";
+export type OsmLayerName = "roads" | "water" | "places" | "landuse" | "buildings" | "earth";
 export type OsmLayers = Record<OsmLayerName, FeatureCollection>;
 
 export interface OsmExtract {
@@ -152,6 +152,7 @@ export function readOsmExtract(bytes: Uint8Array): OsmExtract {
     places: [],
     landuse: [],
     buildings: [],
+    earth: [],
   };
   for (const node of placeNodes) layers.places.push(place(node, nodes.get(node.id)!));
   for (const way of ways) {
@@ -174,6 +175,14 @@ export function readOsmExtract(bytes: Uint8Array): OsmExtract {
           },
         ),
       );
+      continue;
+    }
+    // An island drawn by its closed coastline: land (kind island) over the sea, and its name.
+    if (closed && (tags.natural === "coastline" || tags.place === "island" || tags.place === "islet")) {
+      layers.earth.push(
+        feature({ type: "Polygon", coordinates: [counterClockwise(line)] }, { kind: "island" }),
+      );
+      if (tags.place && tags.name) layers.places.push(place(way, centroid(line)));
       continue;
     }
     const waterLine = matchTag(tags, WATER_LINE);

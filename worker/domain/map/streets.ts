@@ -89,6 +89,8 @@ export function readStreetTile(ref: TileRef, data: ArrayBuffer): StreetFeature[]
 
 export interface StreetsLayer {
   water: string;
+  /** Islands an extract draws by their coastline, over the sea around them. */
+  islands: string;
   green: string;
   buildings: string;
   waterLines: { d: string; kind: string }[];
@@ -124,6 +126,7 @@ export function streetsLayer(frame: Frame, features: StreetFeature[]): StreetsLa
       .filter(Boolean)
       .join(" ");
   const water = areaPath((f) => f.layer === "water");
+  const islands = areaPath((f) => f.layer === "earth" && f.kind === "island");
   const green = areaPath((f) => f.layer === "landuse" && GREEN.has(f.kind));
   const buildings = zoom >= 14 ? areaPath((f) => f.layer === "buildings") : "";
   const waterLines = shown
@@ -147,9 +150,9 @@ export function streetsLayer(frame: Frame, features: StreetFeature[]): StreetsLa
     taken.push(p);
     places.push({ x: p.x, y: p.y, name: f.name!, kind: f.kind });
   }
-  if (!water && !green && !buildings && waterLines.length + roads.length + places.length === 0)
+  if (!water && !islands && !green && !buildings && waterLines.length + roads.length + places.length === 0)
     return undefined;
-  return { water, green, buildings, waterLines, roads, places };
+  return { water, islands, green, buildings, waterLines, roads, places };
 }
 
 /** A (multi)line in the frame: each part projected and simplified; `length` the longest part's in pixels. */

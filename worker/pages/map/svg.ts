@@ -179,8 +179,10 @@ const ROAD_STYLE: Record<string, { casing: number; width: number; color: string;
  */
 function streetsSvg(s: NonNullable<MapLayers["streets"]>): string {
   const out: string[] = [`<g class="basemap streets" fill-rule="evenodd">`];
-  if (s.green) out.push(`<path class="green" d="${s.green}" fill="#cfe3bd" stroke="none"/>`);
   if (s.water) out.push(`<path class="water" d="${s.water}" fill="#a9cfe8" stroke="none"/>`);
+  if (s.islands)
+    out.push(`<path class="islands" d="${s.islands}" fill="#f7f5ee" stroke="#5b95bf" stroke-width="1"/>`);
+  if (s.green) out.push(`<path class="green" d="${s.green}" fill="#cfe3bd" stroke="none"/>`);
   for (const w of s.waterLines)
     out.push(
       `<path class="water-line ${esc(w.kind)}" d="${w.d}" fill="none" stroke="${w.kind === "coastline" ? "#5b95bf" : "#7fb0d3"}" stroke-width="${w.kind === "river" || w.kind === "canal" ? 3 : 1.4}"/>`,
