@@ -125,7 +125,8 @@ export function streetsLayer(frame: Frame, features: StreetFeature[]): StreetsLa
       .map((f) => polygonPath(frame, { type: "Polygon", coordinates: f.parts }, 0.7))
       .filter(Boolean)
       .join(" ");
-  const water = areaPath((f) => f.layer === "water");
+  // Water only where it shows: a polygon clipped away entirely leaves a sliver along the edge.
+  const water = areaPath((f) => f.layer === "water" && showsIn(frame, f.parts));
   const islands = areaPath((f) => f.layer === "earth" && f.kind === "island");
   const green = areaPath((f) => f.layer === "landuse" && GREEN.has(f.kind));
   const buildings = zoom >= 14 ? areaPath((f) => f.layer === "buildings") : "";
@@ -153,6 +154,21 @@ export function streetsLayer(frame: Frame, features: StreetFeature[]): StreetsLa
   if (!water && !islands && !green && !buildings && waterLines.length + roads.length + places.length === 0)
     return undefined;
   return { water, islands, green, buildings, waterLines, roads, places };
+}
+
+/** Whether a polygon has a corner inside the frame or covers its centre. */
+function showsIn(frame: Frame, rings: Position[][]): boolean {
+  if (rings.some((ring) => ring.some((p) => inFrame(frame, project(frame, p))))) return true;
+  const { box } = frame;
+  const [x, y] = [(box.minLng + box.maxLng) / 2, (box.minLat + box.maxLat) / 2];
+  let inside = false;
+  for (const ring of rings)
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const [xi, yi] = ring[i]!;
+      const [xj, yj] = ring[j]!;
+      if (yi! > y !== yj! > y && x < ((xj! - xi!) * (y - yi!)) / (yj! - yi!) + xi!) inside = !inside;
+    }
+  return inside;
 }
 
 /** A (multi)line in the frame: each part projected and simplified; `length` the longest part's in pixels. */
