@@ -184,7 +184,9 @@ describe.skipIf(!available)("roads, water and names at flight zoom", () => {
       await page.goto(`${service.baseUrl}${BAVARIA}`);
       expect(await page.locator("svg#map .streets .road").count()).toBeGreaterThan(5);
       expect(await page.locator("svg#map .names textPath").allTextContents()).toContain("Goethestraße");
-      expect(await page.locator("svg#map .attribution").textContent()).toContain("OpenStreetMap contributors");
+      expect(await page.locator("svg#map .attribution").textContent()).toContain(
+        "OpenStreetMap contributors",
+      );
       expect(await page.locator("#map-legend").innerText()).toContain("roads and tracks, with their names");
       await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-bavaria.png") });
 
@@ -213,6 +215,13 @@ describe.skipIf(!available)("roads, water and names at flight zoom", () => {
     expect(await page.locator("svg.over-basemap .names").isVisible()).toBe(true);
     expect(await differingShare(page, page.locator(".vector-basemap-holder"))).toBeGreaterThan(0.02);
     await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-bavaria-maplibre.png") });
+
+    // An island inside Natural Earth's sea: MapLibre draws its land too, not open water.
+    await page.goto(`${service.baseUrl}/map?latitude=-41.256&longitude=174.866&span_km=2`);
+    await page.waitForSelector(".vector-basemap-holder[data-state=drawn]", { timeout: 30_000 });
+    await page.waitForFunction(() => !document.querySelector(".maplibregl-ctrl-attrib-inner:empty"));
+    expect((await canvasShares(page)).earth).toBeGreaterThan(0.05);
+    await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-somes-island-maplibre.png") });
     expect(seen).toEqual([]);
     await page.close();
   });
