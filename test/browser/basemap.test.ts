@@ -1,3 +1,4 @@
+import path from "node:path";
 import { namedFlavor } from "@protomaps/basemaps";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -5,6 +6,7 @@ import { IMMUTABLE } from "../../tools/lib/staticAssets";
 import { MAPLIBRE_ASSETS, PROTOMAPS_BASEMAPS_ASSETS } from "../../worker/pages/map/assets";
 import { type Browser, browserAvailable, launch } from "./chromium";
 import { differingShare, sharesNear } from "./pixels";
+import { ARTIFACTS } from "./service";
 
 /**
  * The vector basemap in Chromium over Jacksboro: npm start loads the embedded archive (Natural
@@ -163,6 +165,65 @@ describe.skipIf(!available)("the vector basemap in Chromium", () => {
     } finally {
       await noScript.close();
     }
+  });
+});
+
+/**
+ * What a pilot navigates by at flight zoom, from the embedded archive's real data: the streets of
+ * its OpenStreetMap sample in Bavaria (data/basemap/SOURCE.md), Matiu/Somes Island's coast and
+ * paths, GeoNames' places around Gothenburg. The server draws them into the SVG (no WebGL or script
+ * needed); over MapLibre its names stay on top.
+ */
+describe.skipIf(!available)("roads, water and names at flight zoom", () => {
+  const BAVARIA = "/map?latitude=48.1357&longitude=10.0696&span_km=0.5";
+
+  it("draws streets with their names, an island's coast and towns' names without scripts", async () => {
+    const noScript = await launch(DESKTOP, { javaScript: false });
+    try {
+      const page = await noScript.context.newPage();
+      await page.goto(`${service.baseUrl}${BAVARIA}`);
+      expect(await page.locator("svg#map .streets .road").count()).toBeGreaterThan(5);
+      expect(await page.locator("svg#map .names textPath").allTextContents()).toContain("Goethestraße");
+      expect(await page.locator("svg#map .attribution").textContent()).toContain(
+        "OpenStreetMap contributors",
+      );
+      expect(await page.locator("#map-legend").innerText()).toContain("roads and tracks, with their names");
+      await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-bavaria.png") });
+
+      await page.goto(`${service.baseUrl}/map?latitude=-41.256&longitude=174.866&span_km=2`);
+      expect(await page.locator("svg#map .streets .islands").count()).toBe(1);
+      expect(await page.locator("svg#map .streets .water").count()).toBe(1);
+      expect(await page.locator("svg#map .names .place").allTextContents()).toContain("Matiu/Somes Island");
+      await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-somes-island.png") });
+
+      await page.goto(`${service.baseUrl}/map?latitude=57.70&longitude=11.97&span_km=12`);
+      expect(await page.locator("svg#map .names .place").allTextContents()).toContain("Göteborg");
+      expect(await page.locator("#map-legend").innerText()).toContain("towns and places by name");
+      await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-gothenburg.png") });
+    } finally {
+      await noScript.close();
+    }
+  });
+
+  it("keeps the names over MapLibre's drawing where WebGL works", async () => {
+    const page = await browser.context.newPage();
+    const seen = problems(page);
+    await page.goto(`${service.baseUrl}${BAVARIA}`);
+    await page.waitForSelector(".vector-basemap-holder[data-state=drawn]", { timeout: 30_000 });
+    // MapLibre draws the roads from the same tiles; the SVG's own give way, its names stay.
+    expect(await page.locator("svg.over-basemap .streets").isVisible()).toBe(false);
+    expect(await page.locator("svg.over-basemap .names").isVisible()).toBe(true);
+    expect(await differingShare(page, page.locator(".vector-basemap-holder"))).toBeGreaterThan(0.02);
+    await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-bavaria-maplibre.png") });
+
+    // An island inside Natural Earth's sea: MapLibre draws its land too, not open water.
+    await page.goto(`${service.baseUrl}/map?latitude=-41.256&longitude=174.866&span_km=2`);
+    await page.waitForSelector(".vector-basemap-holder[data-state=drawn]", { timeout: 30_000 });
+    await page.waitForFunction(() => !document.querySelector(".maplibregl-ctrl-attrib-inner:empty"));
+    expect((await canvasShares(page)).earth).toBeGreaterThan(0.05);
+    await page.screenshot({ path: path.join(ARTIFACTS, "map-streets-somes-island-maplibre.png") });
+    expect(seen).toEqual([]);
+    await page.close();
   });
 });
 

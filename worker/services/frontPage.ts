@@ -6,7 +6,7 @@ import type { Bindings, Db } from "../env";
 import { activePublicFlights, type FlightRow } from "../store/flights";
 import { mapContext } from "../store/mapContext";
 import { statusInputs } from "./airspace";
-import { basemapConfig } from "./basemap";
+import { basemapConfig, mapStreets } from "./basemap";
 import type { ElevationSource } from "./elevation";
 import { flightBriefing } from "./evaluation";
 import { mapBasemap, mapImageSources, mapTerrain } from "./mapTerrain";
@@ -46,16 +46,18 @@ export async function airspaceMapAt(env: Bindings, db: Db, source: ElevationSour
   const window = { start: now, end: now + 3_600_000 };
   const center: [number, number] = [view.longitude, view.latitude];
   const buffer = (view.spanKm * 1000) / 2;
-  const [context, ground, inputs] = await Promise.all([
+  const [context, ground, inputs, streets] = await Promise.all([
     mapContext(db, frame.box, window.start, window.end),
     mapTerrain(source.bucket, frame, source.waitUntil),
     statusInputs(db, center, buffer, window),
+    mapStreets(env, frame),
   ]);
   const status = pointStatus({ point: center, buffer, ...inputs, includeCells: false });
   const colors = new Map(status.advisories.map((a) => [a.id, a.color]));
   const map: MapContext = {
     ...context,
     terrain: ground,
+    streets,
     basemap: mapBasemap(env),
     vectorBasemap: basemapConfig(env) !== undefined,
   };
@@ -76,11 +78,18 @@ export async function briefingWithMap(env: Bindings, db: Db, source: ElevationSo
   const briefing = await flightBriefing(db, flight, Date.now());
   const colors = new Map(briefing.advisories.map((a) => [a.id, a.color as string]));
   const frame = fitFrame(bboxOf(flight.geometry), { width: 640, aspect: 0.6, padding: 0.6, minSpanM: 1500 });
-  const [context, ground] = await Promise.all([
+  const [context, ground, streets] = await Promise.all([
     mapContext(db, frame.box, flight.startTime, flight.endTime),
     mapTerrain(source.bucket, frame, source.waitUntil),
+    mapStreets(env, frame),
   ]);
-  const map: MapContext = { ...context, terrain: ground, basemap: mapBasemap(env), vectorBasemap: false };
+  const map: MapContext = {
+    ...context,
+    terrain: ground,
+    streets,
+    basemap: mapBasemap(env),
+    vectorBasemap: false,
+  };
   const area = flight.geometry.coordinates
     .map(
       (ring) =>

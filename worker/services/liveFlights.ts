@@ -13,7 +13,7 @@ import { chunkLoader, coverage } from "../store/elevationTiles";
 import { type FlightRow, findFlight } from "../store/flights";
 import { mapContext } from "../store/mapContext";
 import { type TelemetryRecord, telemetryOf } from "../telemetry/flightTelemetry";
-import { basemapConfig } from "./basemap";
+import { basemapConfig, mapStreets } from "./basemap";
 import type { ElevationSource } from "./elevation";
 import { mapBasemap, mapTerrain } from "./mapTerrain";
 
@@ -144,13 +144,15 @@ export async function livePageData(
   frame: Frame,
 ) {
   const terrain = await terrainGrid(source, flight.geometry);
-  const [context, mapGround] = await Promise.all([
+  const [context, mapGround, streets] = await Promise.all([
     mapContext(db, frame.box, flight.startTime, flight.endTime),
     mapTerrain(source.bucket, frame, source.waitUntil),
+    mapStreets(env, frame),
   ]);
   const map: MapContext = {
     ...context,
     terrain: mapGround,
+    streets,
     basemap: mapBasemap(env),
     vectorBasemap: basemapConfig(env) !== undefined,
   };

@@ -3,6 +3,7 @@ import type { CarpetValues } from "../elevation/carpet";
 import type { CarpetPlan } from "../elevation/sampling";
 import type { Geometry, Polygon, Position } from "../geojson";
 import { type Basemap, type BasemapTile, basemapTiles } from "./basemap";
+import { type StreetFeature, type StreetsLayer, streetsLayer } from "./streets";
 import { type TerrainLayer, terrainLayer } from "./terrain";
 import {
   type DistanceUnit,
@@ -36,6 +37,8 @@ export interface MapContext {
   basemap?: Basemap;
   /** Whether the operator's vector basemap (MAP_PMTILES_KEY) is set, for MapLibre to draw under the map. */
   vectorBasemap?: boolean;
+  /** The vector basemap's features under the frame and its credits (tags stripped), drawn by the SVG. */
+  streets?: { features: StreetFeature[]; attribution: string };
 }
 
 export const EMPTY_CONTEXT: MapContext = { boundaries: [], airports: [], areas: [], facilityCells: [] };
@@ -61,6 +64,8 @@ export interface MapLayers {
   terrain?: TerrainLayer;
   /** The operator's raster tiles under everything, with their attribution. */
   basemap?: { tiles: BasemapTile[]; attribution: string };
+  /** Roads, water and place names from the vector basemap, with its credits. */
+  streets?: StreetsLayer & { attribution: string };
   /** The frame's box (west, south, east, north) for the vector basemap to draw, when one is set. */
   vectorBasemap?: { bounds: [number, number, number, number] };
   scale: ScaleBar;
@@ -129,11 +134,17 @@ export function mapLayers(
     vectorBasemap: context.vectorBasemap
       ? { bounds: [frame.box.minLng, frame.box.minLat, frame.box.maxLng, frame.box.maxLat] }
       : undefined,
+    streets: streetsWithCredits(frame, context.streets),
     terrain:
       context.terrain &&
       terrainLayer(frame, context.terrain.plan, context.terrain.carpet, unit, context.terrain.sourceStep),
     scale: scaleBar(frame, unit),
   };
+}
+
+function streetsWithCredits(frame: Frame, streets: MapContext["streets"]): MapLayers["streets"] {
+  const layer = streets && streetsLayer(frame, streets.features);
+  return layer && { ...layer, attribution: streets.attribution };
 }
 
 /** Degrees across a shape's box: the order areas are drawn in. */

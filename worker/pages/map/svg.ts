@@ -81,6 +81,7 @@ export function renderMapSvg(m: MapDrawing): string {
     }
     out.push("</g>");
   }
+  if (layers.streets) out.push(streetsSvg(layers.streets));
   if (layers.terrain) out.push(terrainSvg(layers.terrain));
   if (layers.cells.length > 0) {
     out.push(`<g class="facility-cells" stroke="#fff" stroke-width="0.5">`);
@@ -125,6 +126,7 @@ export function renderMapSvg(m: MapDrawing): string {
     }
     out.push("</g>");
   }
+  if (layers.streets) out.push(namesSvg(layers.streets));
   out.push(
     `<path class="flight-area" d="${m.area}" fill="#2563eb" fill-opacity="0.22" stroke="#1d4ed8" stroke-width="2" fill-rule="evenodd"/>`,
   );
@@ -148,9 +150,10 @@ export function renderMapSvg(m: MapDrawing): string {
   out.push(
     `<g class="scale"><rect x="8" y="${y - 22}" width="${round(s.pixels + 24)}" height="30" rx="3" fill="#fff" fill-opacity="0.8"/><path d="M20 ${y - 5}v5h${s.pixels}v-5" fill="none" stroke="#111" stroke-width="2"/><text${m.scaleId ? ` id="${esc(m.scaleId)}"` : ""} x="20" y="${y - 9}" font-size="12" fill="#111">${esc(s.label)}</text></g>`,
   );
-  if (basemap)
+  const credits = basemap?.attribution ?? layers.streets?.attribution;
+  if (credits)
     out.push(
-      `<text class="attribution" x="${width - 4}" y="${height - 4}" font-size="10" text-anchor="end" fill="#111" paint-order="stroke" stroke="#fff" stroke-width="3">${esc(basemap.attribution)}</text>`,
+      `<text class="attribution" x="${width - 4}" y="${height - 4}" font-size="10" text-anchor="end" fill="#111" paint-order="stroke" stroke="#fff" stroke-width="3">${esc(credits)}</text>`,
     );
   out.push(
     `<g class="north" transform="translate(${width - 22} 30)"><circle r="14" fill="#fff" fill-opacity="0.8"/><path d="M0 -10L6 8L0 4L-6 8Z" fill="#111"/><text y="-16" font-size="10" text-anchor="middle" fill="#111">N</text></g>`,
@@ -159,6 +162,72 @@ export function renderMapSvg(m: MapDrawing): string {
   // MapLibre under the SVG where WebGL works (vectorBasemap.ts); the SVG alone everywhere else.
   if (layers.vectorBasemap) out.push(vectorBasemapMarkup());
   return out.join("");
+}
+
+const ROAD_STYLE: Record<string, { casing: number; width: number; color: string; dash?: string }> = {
+  highway: { casing: 6, width: 4.5, color: "#f6c86d" },
+  major_road: { casing: 5, width: 3.5, color: "#fde9a8" },
+  minor_road: { casing: 3.6, width: 2.4, color: "#ffffff" },
+  other: { casing: 3, width: 2, color: "#ffffff" },
+  path: { casing: 0, width: 1.2, color: "#8a6f4d", dash: "3 2" },
+};
+
+/**
+ * Water, green areas, buildings and roads under the ground's shading (the class `basemap`: MapLibre's
+ * own drawing replaces it where WebGL works). Roads as a grey casing under a lighter fill, wider for
+ * larger roads; paths dashed.
+ */
+function streetsSvg(s: NonNullable<MapLayers["streets"]>): string {
+  const out: string[] = [`<g class="basemap streets" fill-rule="evenodd">`];
+  if (s.water) out.push(`<path class="water" d="${s.water}" fill="#a9cfe8" stroke="none"/>`);
+  if (s.islands)
+    out.push(`<path class="islands" d="${s.islands}" fill="#f7f5ee" stroke="#5b95bf" stroke-width="1"/>`);
+  if (s.green) out.push(`<path class="green" d="${s.green}" fill="#cfe3bd" stroke="none"/>`);
+  for (const w of s.waterLines)
+    out.push(
+      `<path class="water-line ${esc(w.kind)}" d="${w.d}" fill="none" stroke="${w.kind === "coastline" ? "#5b95bf" : "#7fb0d3"}" stroke-width="${w.kind === "river" || w.kind === "canal" ? 3 : 1.4}"/>`,
+    );
+  if (s.buildings)
+    out.push(
+      `<path class="buildings" d="${s.buildings}" fill="#d9d0c3" stroke="#bfb3a3" stroke-width="0.5"/>`,
+    );
+  const casings: string[] = [];
+  const fills: string[] = [];
+  for (const r of s.roads) {
+    const style = ROAD_STYLE[r.kind] ?? ROAD_STYLE.other!;
+    if (style.casing > 0) casings.push(`<path d="${r.d}" stroke="#9a9a9a" stroke-width="${style.casing}"/>`);
+    fills.push(
+      `<path id="${r.id}" class="road ${esc(r.kind)}" d="${r.d}" stroke="${style.color}" stroke-width="${style.width}"${style.dash ? ` stroke-dasharray="${style.dash}"` : ""}>${r.name ? `<title>${esc(r.name)}</title>` : ""}</path>`,
+    );
+  }
+  if (s.roads.length > 0)
+    out.push(
+      `<g class="roads" fill="none" stroke-linecap="round" stroke-linejoin="round">${casings.join("")}${fills.join("")}</g>`,
+    );
+  out.push("</g>");
+  return out.join("");
+}
+
+/** Road names along their roads and place names, above the airspace: what a pilot reads the map by. */
+function namesSvg(s: NonNullable<MapLayers["streets"]>): string {
+  const named = new Set<string>();
+  const roadNames = s.roads
+    .filter((r) => {
+      // One label per name, on a road long enough to carry it.
+      if (!r.name || r.kind === "path" || named.has(r.name) || r.length < r.name.length * 6.5 + 20)
+        return false;
+      named.add(r.name);
+      return true;
+    })
+    .map(
+      (r) =>
+        `<text font-size="10" fill="#374151" paint-order="stroke" stroke="#fff" stroke-width="3" dy="3.5"><textPath href="#${r.id}" startOffset="50%" text-anchor="middle">${esc(r.name!)}</textPath></text>`,
+    );
+  const places = s.places.map((p) => {
+    const size = p.kind === "locality" ? 14 : 12;
+    return `<g class="place ${esc(p.kind)}"><circle cx="${p.x}" cy="${p.y}" r="2.5" fill="#111827"/><text x="${round(p.x + 5)}" y="${round(p.y - 4)}" font-size="${size}" font-weight="600" fill="#111827" paint-order="stroke" stroke="#fff" stroke-width="3.5">${esc(p.name)}</text></g>`;
+  });
+  return `<g class="names">${roadNames.join("")}${places.join("")}</g>`;
 }
 
 /**
@@ -203,10 +272,15 @@ export function mapLegend(layers: MapLayers): LegendEntry[] {
       : { text: "no elevation data loaded under this view: no ground relief" },
   );
   if (layers.basemap) entries.push({ text: `basemap: ${layers.basemap.attribution}` });
-  if (layers.vectorBasemap)
-    entries.push({
-      text: "map: coasts, water, roads and places where the map data has them (sources credited on the map)",
-    });
+  const streets = layers.streets;
+  if (streets?.roads.length)
+    entries.push({ color: "#9a9a9a", style: "line", text: "roads and tracks, with their names" });
+  if (streets?.water || streets?.waterLines.length)
+    entries.push({ color: "#7fb0d3", text: "water: sea, lakes and rivers" });
+  if (streets?.places.length)
+    entries.push({ color: "#111827", style: "line", text: "towns and places by name" });
+  if (layers.vectorBasemap && !streets)
+    entries.push({ text: "no roads or place names in the map data for this area" });
   if (layers.boundaries.length > 0) entries.push({ color: "#8a8270", style: "line", text: "boundaries" });
   if (layers.areas.length > 0)
     entries.push({ color: NEUTRAL, style: "dashed", text: "airspace (advisories in their color)" });

@@ -38,9 +38,18 @@ if (svg && gl) {
     ]);
     // Only the layers the archive holds: an extract has them all, a smaller archive some.
     const held = new Set(tileJson.vector_layers.map((l) => l.id));
+    const flavor = protomaps.namedFlavor("light");
     const layers = protomaps
-      .layers("protomaps", protomaps.namedFlavor("light"))
+      .layers("protomaps", flavor)
       .filter((l) => !l["source-layer"] || held.has(l["source-layer"]));
+    // Islands an OpenStreetMap extract draws by their coastline lie inside the sea's polygon:
+    // land over the water, under the roads.
+    const water = layers.findIndex((l) => l.id === "water");
+    if (water >= 0 && held.has("earth"))
+      layers.splice(water + 1, 0, {
+        id: "islands", type: "fill", source: "protomaps", "source-layer": "earth",
+        filter: ["==", ["get", "kind"], "island"], paint: { "fill-color": flavor.earth },
+      });
     const { tiles, minzoom, maxzoom, bounds, attribution } = tileJson;
     const map = new maplibre.Map({
       container,
