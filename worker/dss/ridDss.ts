@@ -11,6 +11,9 @@ import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput
  * by the object's alarm; queries skip them before that.
  */
 
+/** The one DSS object; its name is fixed so every isolate and location reaches the same one. */
+export const ridDssOf = (env: Bindings) => env.RID_DSS.get(env.RID_DSS.idFromName("f3411-22a"));
+
 /** Ended entities stay readable by id this long before the alarm removes them. */
 export const ENDED_KEPT_MS = 3600_000;
 /** Hex, as nextVersion gives: anything else is a malformed request (400), not a stale version (409). */
