@@ -3,6 +3,7 @@ import { suite as airspace } from "./airspace";
 import { suite as api } from "./api";
 import { suite as cost } from "./cost";
 import { suite as deeplink } from "./deeplink";
+import { suite as dss } from "./dss";
 import { suite as elevation } from "./elevation";
 import { suite as evaluation } from "./evaluation";
 import { suite as flights } from "./flights";
@@ -27,6 +28,7 @@ const suites: BenchSuite[] = [
   live,
   hardening,
   rid,
+  dss,
   traffic,
   cost,
   noisy,
