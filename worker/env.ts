@@ -118,6 +118,8 @@ export interface Bindings {
   ACCOUNT_STREAMS: Cloudflare.Env["ACCOUNT_STREAMS"];
   /** The F3411-22a DSS's one Durable Object (worker/dss/ridDss.ts). */
   RID_DSS: Cloudflare.Env["RID_DSS"];
+  /** The F3548-21 DSS's one Durable Object (worker/dss/scdDss.ts). */
+  SCD_DSS: Cloudflare.Env["SCD_DSS"];
 }
 
 export interface Account {

@@ -36,6 +36,7 @@ import { createFlightPageRoutes, deeplinkRoutes } from "./routes/deeplink";
 import { devRoutes } from "./routes/dev";
 import { mountDocs } from "./routes/docs";
 import { dssRoutes } from "./routes/dss";
+import { dssScdRoutes } from "./routes/dssScd";
 import { elevationRoutes } from "./routes/elevation";
 import { flightPlanRoutes } from "./routes/flightPlans";
 import { flightRoutes } from "./routes/flights";
@@ -83,9 +84,10 @@ const PUBLIC_PATHS = [
   // The page's sign-in at the account's identity provider (worker/services/pageSignIn.ts).
   /^\/create_flight\/v1\/sign(ed)?_in$/,
   /^\/internal\//,
-  // InterUSS interfaces and F3411 Remote ID: the authority's bearer tokens instead (worker/interuss/auth.ts).
+  // InterUSS interfaces, F3411 Remote ID and the F3548 DSS: the authority's bearer tokens instead (worker/interuss/auth.ts).
   /^\/interuss\//,
   /^\/rid\/v2\//,
+  /^\/dss\/v1\//,
   // A browser's live stream and pages (live, briefing) carry a signed ticket instead; without one, the route asks for the API key.
   /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing|track)\/?$/,
   // The pages' vector basemap, as keyless as the pages.
@@ -153,6 +155,7 @@ app.use("/dev/*", async (c, next) => {
 // The standards interfaces answer even these refusals in their own {"message"} (CONTRACT §13).
 app.use("/interuss/*", standardsErrorBodies);
 app.use("/rid/*", standardsErrorBodies);
+app.use("/dss/*", standardsErrorBodies);
 // 405 for a method the path's own routes lack; 415 for a body type its route does not document.
 app.use("*", refuseOtherMethods(app));
 app.use("*", requireDocumentedBodyType(app));
@@ -193,6 +196,7 @@ app.route("/", basemapRoutes);
 app.route("/", interussRoutes);
 app.route("/", ridRoutes);
 app.route("/", dssRoutes);
+app.route("/", dssScdRoutes);
 app.route("/", createFlightPageRoutes(app.fetch));
 mountDocs(app);
 
@@ -211,5 +215,6 @@ export default Object.assign(app, {
 });
 export type { AppType } from "./client";
 export { RidDss } from "./dss/ridDss";
+export { ScdDss } from "./dss/scdDss";
 export { AccountStreams } from "./telemetry/accountStreams";
 export { FlightTelemetry } from "./telemetry/flightTelemetry";

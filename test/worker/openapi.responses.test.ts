@@ -44,6 +44,12 @@ const NOT_DOCUMENTED: Record<string, string> = {
     "no operation of F3411's: a delete without the version, answered 400 as InterUSS's DSS does",
   "DELETE /rid/v2/dss/subscriptions/{id}":
     "no operation of F3411's: a delete without the version, answered 400 as InterUSS's DSS does",
+  "DELETE /dss/v1/operational_intent_references/{entityid}":
+    "no operation of F3548's: a delete without the OVN (400)",
+  "DELETE /dss/v1/constraint_references/{entityid}":
+    "no operation of F3548's: a delete without the OVN (400)",
+  "DELETE /dss/v1/subscriptions/{subscriptionid}":
+    "no operation of F3548's: a delete without the version (400)",
 };
 
 /** Documented, but not JSON: their 200 is checked for its media type only. */
@@ -103,7 +109,7 @@ function expectDocumented(operation: string, res: { status: number; json: unknow
       : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`),
     `${operation} ${status}: ${res.text.slice(0, 600)}`,
   ).toEqual([]);
-  if (res.status === 200) checked.add(operation);
+  if (res.status >= 200 && res.status < 300) checked.add(operation);
 }
 
 /** A successful call: the documented success status (200, or 204 without a body) and its schema. */
@@ -954,6 +960,135 @@ describe("answers of every operation validate against the document", () => {
       `${DSS}/subscriptions/${subId}/${resubscribed.subscription.version}`,
       dp,
     );
+  });
+
+  it("F3548-21 DSS (intents, constraints, subscriptions, reports, availability): their own JSON", async () => {
+    const bearer = async (...scopes: string[]) => ({
+      headers: { Authorization: `Bearer ${await interussToken(scopes, { sub: "openapi-uss" })}` },
+    });
+    const sc = await bearer("utm.strategic_coordination");
+    const cm = await bearer("utm.constraint_management");
+    const aa = await bearer("utm.availability_arbitration");
+    const DSS = "/dss/v1";
+    const [lat, lng, d, now] = [41.5, 2.3, 0.005, Date.now()];
+    const volume = {
+      volume: {
+        outline_polygon: {
+          vertices: [
+            { lat: lat - d, lng: lng - d },
+            { lat: lat - d, lng: lng + d },
+            { lat: lat + d, lng: lng + d },
+            { lat: lat + d, lng: lng - d },
+          ],
+        },
+        altitude_lower: { value: 0, reference: "W84", units: "M" },
+        altitude_upper: { value: 120, reference: "W84", units: "M" },
+      },
+      time_start: { value: iso(now), format: "RFC3339" },
+      time_end: { value: iso(now + hour), format: "RFC3339" },
+    };
+    const query = { body: { area_of_interest: volume } };
+    const url = "https://uss.example/utm";
+    const [oir, cr, sub] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const intent = {
+      extents: [volume],
+      state: "Accepted",
+      uss_base_url: url,
+      new_subscription: { uss_base_url: url },
+    };
+    const created = await ok(
+      "PUT /dss/v1/operational_intent_references/{entityid}",
+      `${DSS}/operational_intent_references/${oir}`,
+      { ...sc, body: intent },
+    );
+    const updated = await ok(
+      "PUT /dss/v1/operational_intent_references/{entityid}/{ovn}",
+      `${DSS}/operational_intent_references/${oir}/${created.operational_intent_reference.ovn}`,
+      { ...sc, body: intent },
+    );
+    await ok(
+      "GET /dss/v1/operational_intent_references/{entityid}",
+      `${DSS}/operational_intent_references/${oir}`,
+      sc,
+    );
+    await ok(
+      "POST /dss/v1/operational_intent_references/query",
+      `${DSS}/operational_intent_references/query`,
+      {
+        ...sc,
+        ...query,
+      },
+    );
+    const conflict = await call(`${DSS}/operational_intent_references/${crypto.randomUUID()}`, {
+      method: "PUT",
+      ...sc,
+      body: intent,
+    });
+    expect(conflict.status).toBe(409);
+    expectDocumented("PUT /dss/v1/operational_intent_references/{entityid}", conflict);
+    await ok(
+      "DELETE /dss/v1/operational_intent_references/{entityid}/{ovn}",
+      `${DSS}/operational_intent_references/${oir}/${updated.operational_intent_reference.ovn}`,
+      sc,
+    );
+    const constraint = { extents: [volume], uss_base_url: url };
+    const made = await ok(
+      "PUT /dss/v1/constraint_references/{entityid}",
+      `${DSS}/constraint_references/${cr}`,
+      {
+        ...cm,
+        body: constraint,
+      },
+    );
+    const changed = await ok(
+      "PUT /dss/v1/constraint_references/{entityid}/{ovn}",
+      `${DSS}/constraint_references/${cr}/${made.constraint_reference.ovn}`,
+      { ...cm, body: constraint },
+    );
+    await ok("GET /dss/v1/constraint_references/{entityid}", `${DSS}/constraint_references/${cr}`, cm);
+    await ok("POST /dss/v1/constraint_references/query", `${DSS}/constraint_references/query`, {
+      ...cm,
+      ...query,
+    });
+    await ok(
+      "DELETE /dss/v1/constraint_references/{entityid}/{ovn}",
+      `${DSS}/constraint_references/${cr}/${changed.constraint_reference.ovn}`,
+      cm,
+    );
+    const subscription = { extents: volume, uss_base_url: url, notify_for_operational_intents: true };
+    const subscribed = await ok("PUT /dss/v1/subscriptions/{subscriptionid}", `${DSS}/subscriptions/${sub}`, {
+      ...sc,
+      body: subscription,
+    });
+    const resubscribed = await ok(
+      "PUT /dss/v1/subscriptions/{subscriptionid}/{version}",
+      `${DSS}/subscriptions/${sub}/${subscribed.subscription.version}`,
+      { ...sc, body: subscription },
+    );
+    await ok("GET /dss/v1/subscriptions/{subscriptionid}", `${DSS}/subscriptions/${sub}`, sc);
+    await ok("POST /dss/v1/subscriptions/query", `${DSS}/subscriptions/query`, { ...sc, ...query });
+    await ok(
+      "DELETE /dss/v1/subscriptions/{subscriptionid}/{version}",
+      `${DSS}/subscriptions/${sub}/${resubscribed.subscription.version}`,
+      sc,
+    );
+    const exchange = {
+      url: `${url}/uss/v1/operational_intents/${oir}`,
+      method: "GET",
+      recorder_role: "Client",
+      request_time: { value: iso(now), format: "RFC3339" },
+      request_source: "openapi-uss",
+    };
+    await ok("POST /dss/v1/reports", `${DSS}/reports`, { ...sc, body: { exchange } });
+    const availability = await ok(
+      "GET /dss/v1/uss_availability/{uss_id}",
+      `${DSS}/uss_availability/openapi-uss`,
+      aa,
+    );
+    await ok("PUT /dss/v1/uss_availability/{uss_id}", `${DSS}/uss_availability/openapi-uss`, {
+      ...aa,
+      body: { old_version: availability.version, availability: "Normal" },
+    });
   });
 
   it("CORS origins of the account", async () => {

@@ -26,6 +26,8 @@ export interface Extents {
 
 /** A start this far in the past is still "now" (clocks differ); InterUSS allows the same. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** Ended entities stay readable by id this long before the DSS objects' alarms remove them. */
+export const ENDED_KEPT_MS = 3600_000;
 /** Subscriptions last at most a day. */
 export const MAX_SUBSCRIPTION_MS = 24 * 3600_000;
 
@@ -58,17 +60,18 @@ function timeOf(time: { value: string } | undefined, field: string): number | un
   return ms;
 }
 
-function cellsOf(volume: Volume4DInput["volume"]): string[] {
+/** The level-13 cells of a Volume3D's outline (exactly one of polygon and circle). */
+export function volumeCells(volume: Volume4DInput["volume"], field = "extents.volume"): string[] {
   const { outline_polygon: polygon, outline_circle: circle } = volume;
   if ((polygon === undefined) === (circle === undefined))
-    throw new InvalidExtents("extents.volume: exactly one of outline_polygon and outline_circle is required");
+    throw new InvalidExtents(`${field}: exactly one of outline_polygon and outline_circle is required`);
   try {
     if (polygon) return polygonCells(polygon.vertices);
     if (circle!.radius.units !== "M")
-      throw new InvalidExtents("extents.volume.outline_circle.radius: units must be M");
+      throw new InvalidExtents(`${field}.outline_circle.radius: units must be M`);
     return circleCells(circle!.center, circle!.radius.value);
   } catch (e) {
-    if (e instanceof BadOutline) throw new InvalidExtents(`extents.volume: ${e.message}`);
+    if (e instanceof BadOutline) throw new InvalidExtents(`${field}: ${e.message}`);
     throw e;
   }
 }
@@ -102,5 +105,60 @@ export function extentsOf(
   if (endMs < nowMs) throw new InvalidExtents(`${kind} time_end must be in the future`);
   if (kind === "Subscription" && endMs - startMs > MAX_SUBSCRIPTION_MS)
     throw new InvalidExtents("Subscription window exceeds 24 hours");
-  return { cells: cellsOf(input.volume), startMs, endMs, altitudeLower: lower, altitudeUpper: upper };
+  return { cells: volumeCells(input.volume), startMs, endMs, altitudeLower: lower, altitudeUpper: upper };
+}
+
+/** Extents whose times and altitudes may be open (a query's area of interest). */
+export interface OpenExtents {
+  cells: string[];
+  startMs: number | null;
+  endMs: number | null;
+  altitudeLower: number | null;
+  altitudeUpper: number | null;
+}
+
+function openExtentsOf(input: Volume4DInput, field: string): OpenExtents {
+  const lower = input.volume.altitude_lower?.value ?? null;
+  const upper = input.volume.altitude_upper?.value ?? null;
+  if (lower !== null && upper !== null && lower > upper)
+    throw new InvalidExtents(`${field}.volume: altitude_lower must not be above altitude_upper`);
+  const startMs = timeOf(input.time_start, `${field}.time_start`) ?? null;
+  const endMs = timeOf(input.time_end, `${field}.time_end`) ?? null;
+  if (startMs !== null && endMs !== null && startMs > endMs)
+    throw new InvalidExtents(`${field}: time_start must not be after time_end`);
+  return {
+    cells: volumeCells(input.volume, `${field}.volume`),
+    startMs,
+    endMs,
+    altitudeLower: lower,
+    altitudeUpper: upper,
+  };
+}
+
+/** A query's area of interest: its cells, and the times and altitudes it gives (InterUSS's DSS leaves the others open). */
+export const queryExtentsOf = (input: Volume4DInput) => openExtentsOf(input, "area_of_interest");
+
+/**
+ * The one bounding extent of an F3548 entity's volumes, as InterUSS's DSS keeps it: every cell, the
+ * earliest start, the latest end, the lowest floor and the highest ceiling. Both times are required,
+ * the end not in the past; `altitudes` requires both altitudes (operational intents).
+ */
+export function boundingExtentsOf(inputs: Volume4DInput[], nowMs: number, altitudes: boolean): Extents {
+  if (inputs.length === 0) throw new InvalidExtents("extents: at least one volume is required");
+  const parts = inputs.map((input, i) => openExtentsOf(input, `extents[${i}]`));
+  const least = (values: (number | null)[]) =>
+    values.includes(null) ? null : Math.min(...(values as number[]));
+  const most = (values: (number | null)[]) =>
+    values.includes(null) ? null : Math.max(...(values as number[]));
+  const startMs = least(parts.map((p) => p.startMs));
+  const endMs = most(parts.map((p) => p.endMs));
+  if (startMs === null) throw new InvalidExtents("extents: every volume needs a time_start");
+  if (endMs === null) throw new InvalidExtents("extents: every volume needs a time_end");
+  if (endMs < nowMs) throw new InvalidExtents("extents: time_end must not be in the past");
+  const altitudeLower = least(parts.map((p) => p.altitudeLower));
+  const altitudeUpper = most(parts.map((p) => p.altitudeUpper));
+  if (altitudes && (altitudeLower === null || altitudeUpper === null))
+    throw new InvalidExtents("extents: every volume needs altitude_lower and altitude_upper");
+  const cells = [...new Set(parts.flatMap((p) => p.cells))];
+  return { cells, startMs, endMs, altitudeLower, altitudeUpper };
 }

@@ -1,7 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
 import { AreaTooLarge } from "./cells";
-import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput } from "./extents";
+import { ENDED_KEPT_MS, type Extents, extentsOf, InvalidExtents, type Volume4DInput } from "./extents";
+import { fail, type Outcome, type Refusal, type RfcTime, rfcTime as time } from "./outcome";
+
+export type { DssStatus, Outcome, RfcTime } from "./outcome";
 
 /**
  * The ASTM F3411-22a Discovery and Synchronization Service's data: Identification Service Areas
@@ -14,8 +17,6 @@ import { type Extents, extentsOf, formatTime, InvalidExtents, type Volume4DInput
 /** The one DSS object; its name is fixed so every isolate and location reaches the same one. */
 export const ridDssOf = (env: Bindings) => env.RID_DSS.get(env.RID_DSS.idFromName("f3411-22a"));
 
-/** Ended entities stay readable by id this long before the alarm removes them. */
-export const ENDED_KEPT_MS = 3600_000;
 /** Hex, as nextVersion gives: anything else is a malformed request (400), not a stale version (409). */
 const VERSION = /^[0-9a-f]{1,16}$/;
 /** InterUSS's DSS allows one USS at most this many subscriptions over any one cell. */
@@ -32,17 +33,10 @@ export interface Isa {
 export interface Subscription extends Isa {
   notification_index: number;
 }
-export interface RfcTime {
-  value: string;
-  format: "RFC3339";
-}
 export interface SubscriberToNotify {
   url: string;
   subscriptions: { subscription_id: string; notification_index: number }[];
 }
-
-export type DssStatus = 400 | 403 | 404 | 409 | 413 | 429;
-export type Outcome<T> = { ok: true; value: T } | { ok: false; status: DssStatus; message: string };
 
 interface Row extends Record<string, SqlStorageValue> {
   id: string;
@@ -55,9 +49,6 @@ interface Row extends Record<string, SqlStorageValue> {
 }
 
 type Table = "isas" | "subscriptions";
-
-const time = (ms: number): RfcTime => ({ value: formatTime(ms), format: "RFC3339" });
-const fail = (status: DssStatus, message: string) => ({ ok: false as const, status, message });
 
 function asIsa(row: Row): Isa {
   return {
@@ -257,7 +248,7 @@ export class RidDss extends DurableObject<Bindings> {
     owner: string,
     version: string | undefined,
     endedToo = false,
-  ): { ok: false; status: DssStatus; message: string } | undefined {
+  ): Refusal | undefined {
     const current = previous && (endedToo || previous.end_ms >= Date.now()) ? previous : undefined;
     if (version === undefined) return current ? fail(409, `${kind} ${id} already exists`) : undefined;
     if (!VERSION.test(version)) return fail(400, `version: ${version} is not a version this DSS gives`);

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import type { AppEnv, Bindings } from "../env";
 import { type KeySource, signingKey, verifyJwt } from "../lib/jwt";
 import { configuredOrigin } from "../lib/publicOrigin";
@@ -151,5 +151,15 @@ export function requireScope(scope: string, ...alternatives: string[]): Middlewa
     if (!accepted.some((s) => result.principal.scopes.has(s)))
       return refuse(c, 403, `token lacks the scope ${accepted.join(" or ")}`);
     await next();
+  };
+}
+
+/** The caller of an endpoint behind requireScope (which has verified its token): `sub` and scopes. */
+export function callerOf(c: Context): { sub: string; scopes: string[] } {
+  const token = (c.req.header("Authorization") ?? "").replace(/^Bearer\s+/i, "");
+  const { sub, scope } = decodeJwt(token);
+  return {
+    sub: String(sub ?? ""),
+    scopes: typeof scope === "string" ? scope.split(" ").filter(Boolean) : [],
   };
 }

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { decodeJwt } from "jose";
 import { AreaTooLarge, BadOutline, parsePolygonString, polygonCells } from "../dss/cells";
-import { type Outcome, ridDssOf } from "../dss/ridDss";
+import type { Outcome } from "../dss/outcome";
+import { ridDssOf } from "../dss/ridDss";
 import type { AppEnv } from "../env";
-import { requireScope } from "../interuss/auth";
+import { callerOf, requireScope } from "../interuss/auth";
 import {
   AUTH_ERRORS,
   errorResponse,
@@ -30,21 +30,24 @@ const guarded = (scope: string, ...alternatives: string[]) => ({
   middleware: [requireScope(scope, ...alternatives), limitPerSubject()],
 });
 
-const Time = z.object({ value: z.string(), format: z.literal("RFC3339") }).openapi("RidTime");
+/** An optional member that may also come as null (the standards' clients send null for absent). */
+export const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
+export const Time = z.object({ value: z.string(), format: z.literal("RFC3339") }).openapi("RidTime");
 const LatLng = z.object({ lat: z.number(), lng: z.number() });
 const Altitude = z.object({ value: z.number(), reference: z.literal("W84"), units: z.literal("M") });
-const Volume4D = z
+export const Volume4D = z
   .object({
     volume: z.object({
-      outline_polygon: z.object({ vertices: z.array(LatLng) }).optional(),
-      outline_circle: z
-        .object({ center: LatLng, radius: z.object({ value: z.number(), units: z.string() }) })
-        .optional(),
-      altitude_lower: Altitude.optional(),
-      altitude_upper: Altitude.optional(),
+      outline_polygon: absent(z.object({ vertices: z.array(LatLng) })),
+      outline_circle: absent(
+        z.object({ center: LatLng, radius: z.object({ value: z.number(), units: z.string() }) }),
+      ),
+      altitude_lower: absent(Altitude),
+      altitude_upper: absent(Altitude),
     }),
-    time_start: Time.optional(),
-    time_end: Time.optional(),
+    time_start: absent(Time),
+    time_end: absent(Time),
   })
   .openapi("RidVolume4D");
 const PutParameters = z
@@ -213,11 +216,8 @@ const versionMissing = (c: Context<AppEnv>) =>
 
 const dss = (c: Context<AppEnv>) => ridDssOf(c.env);
 
-/** The caller: its token's `sub` (requireScope has verified the token). */
-const owner = (c: Context<AppEnv>) => {
-  const token = (c.req.header("Authorization") ?? "").replace(/^Bearer\s+/i, "");
-  return String(decodeJwt(token).sub ?? "");
-};
+/** The caller: its token's `sub`. */
+const owner = (c: Context<AppEnv>) => callerOf(c).sub;
 
 /** A search area's cells; too large is 413 here (a write's is 400). */
 function searchCells(area: string): string[] {
@@ -238,10 +238,11 @@ function searchTime(value: string | undefined, fallback: number, field: string):
 
 class InvalidQuery extends Error {}
 
-const answer = <T>(c: Context<AppEnv>, outcome: Outcome<T>) =>
+/** An outcome as the standards' HTTP: the value with `status`, or `{"message", …details}`. */
+export const answer = <T>(c: Context<AppEnv>, outcome: Outcome<T>, status: 200 | 201 = 200) =>
   outcome.ok
-    ? c.json(outcome.value as T & object, 200)
-    : c.json({ message: outcome.message }, outcome.status);
+    ? c.json(outcome.value as T & object, status)
+    : c.json({ message: outcome.message, ...outcome.details }, outcome.status);
 
 export const dssRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: interussValidationHook })
   .openapi(routes.searchIsas, async (c) => {

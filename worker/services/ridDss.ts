@@ -1,3 +1,4 @@
+import type { Outcome } from "../dss/outcome";
 import { ridDssOf } from "../dss/ridDss";
 import type { Bindings } from "../env";
 import { RID_SCOPES } from "../rid/constants";
@@ -145,12 +146,14 @@ async function isaRequest(
     return call(config, url, method, body, fetcher);
   }
   const dss = ridDssOf(env);
-  const outcome =
+  // Over RPC the union's members lose their common shape; every one is an Outcome.
+  const outcome = (
     method === "GET"
       ? await dss.getIsa(id)
       : method === "PUT"
         ? await dss.putIsa(OWN_ISA_OWNER, id, version ?? undefined, body!)
-        : await dss.deleteIsa(OWN_ISA_OWNER, id, version ?? "");
+        : await dss.deleteIsa(OWN_ISA_OWNER, id, version ?? "")
+  ) as Outcome<unknown>;
   return outcome.ok
     ? { ok: true, status: 200, body: outcome.value }
     : { ok: false, status: outcome.status, body: { message: outcome.message } };
