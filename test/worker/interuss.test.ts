@@ -657,6 +657,14 @@ describe("flight_planning/v1 and F3548 strategic coordination in the own DSS", (
     expect(((await scd().getOperationalIntent(OWN_MANAGER, intentId)) as any).status).toBe(404);
   });
 
+  it("refuses a plan whose area the DSS will not coordinate (over 2,500 km²) with notes, not a 500", async () => {
+    const large = [-150.9, 25.0, -150.0, 25.9] as const;
+    const res = await putPlan(crypto.randomUUID(), upsert("Planned", large, 50));
+    expect(res.planning_result).toBe("Rejected");
+    expect(res.flight_plan_status).toBe("NotPlanned");
+    expect(res.notes).toMatch(/Strategic coordination is not possible/);
+  });
+
   it("refuses a plan that meets another USS's intent, naming it, and plans beside it", async () => {
     const start = Date.now() + HOUR;
     const theirs = crypto.randomUUID();

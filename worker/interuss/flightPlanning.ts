@@ -195,7 +195,14 @@ export async function upsertFlightPlan(
       `Not authorized automatically: ${[...new Set(blocking.map((f) => `${f.name}: ${f.reason}`))].join("; ")}`,
     );
   // Strategic coordination: no conflict with another USS's intent (F3548 SCD0035).
-  const conflicts = await conflictingIntents(env, request.volumes, now);
+  let conflicts: Awaited<ReturnType<typeof conflictingIntents>>;
+  try {
+    conflicts = await conflictingIntents(env, request.volumes, now);
+  } catch (err) {
+    // The DSS refused the query (an area over its 2,500 km², say): no coordination, no plan.
+    if (!(err instanceof IntentRefused)) throw err;
+    return rejected(`Strategic coordination is not possible for this plan: ${err.message}`);
+  }
   if (conflicts.length > 0) return rejected(conflictNote(conflicts));
 
   const status: FlightPlanStatus =
