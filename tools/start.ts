@@ -302,6 +302,8 @@ function superviseWorker(
   // …and the live page shows nearby traffic from the broker's WebSocket.
   args.push(`--var=TRAFFIC_FEED_URL:http://127.0.0.1:${traffic.feedPort}`);
   args.push(`--var=TRAFFIC_WS_URL:ws://127.0.0.1:${traffic.wsPort}/mqtt`);
+  // Live flights announce their ISAs in the service's own DSS (the default) with this address.
+  args.push(`--var=RID_USS_BASE_URL:${baseUrl}/rid/v2`);
   if (process.env.RATE_LIMIT_PER_MINUTE)
     args.push(`--var=RATE_LIMIT_PER_MINUTE:${process.env.RATE_LIMIT_PER_MINUTE}`);
   if (process.env.ACCOUNT_WORK_LIMIT) args.push(`--var=ACCOUNT_WORK_LIMIT:${process.env.ACCOUNT_WORK_LIMIT}`);

@@ -4,6 +4,7 @@ import app from "../../worker/index";
 import { SCOPES } from "../../worker/interuss/auth";
 import { putSource } from "../../worker/interuss/geospatialMap";
 import { base64url } from "../../worker/lib/hash";
+import { intentIdOf, OWN_MANAGER } from "../../worker/services/operationalIntents";
 import ed269Sample from "../fixtures/interuss/cis_source_sample_ed269.json";
 import { loadAirspaceFixtures, loadSfoControlledAirspace } from "./airspaceFixtures";
 import { BASE, call, createAccount, interussToken, tokenFor } from "./helpers";
@@ -616,5 +617,95 @@ describe("flight_planning/v1 (flight check table)", () => {
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toContain("usage_state");
+  });
+});
+
+describe("flight_planning/v1 and F3548 strategic coordination in the own DSS", () => {
+  const scd = () => env.SCD_DSS.get(env.SCD_DSS.idFromName("f3548-21"));
+  // Open ocean, away from the other tests' boxes.
+  const HERE = [-150.01, 20.0, -149.99, 20.02] as const;
+  const THERE = [-150.01, 21.0, -149.99, 21.02] as const;
+  const box = (b: readonly [number, number, number, number]) => [
+    { lat: b[1], lng: b[0] },
+    { lat: b[1], lng: b[2] },
+    { lat: b[3], lng: b[2] },
+    { lat: b[3], lng: b[0] },
+  ];
+
+  it("makes a plan an Accepted operational intent managed by windsock, and removes it with the plan", async () => {
+    const id = crypto.randomUUID();
+    const planned = await putPlan(id, upsert("Planned", HERE, 50));
+    expect(planned.flight_plan_status).toBe("Planned");
+    const intentId = await intentIdOf(id);
+    const intent = (await scd().getOperationalIntent(OWN_MANAGER, intentId)) as any;
+    expect(intent.ok).toBe(true);
+    expect(intent.value.operational_intent_reference).toMatchObject({
+      manager: "windsock",
+      state: "Accepted",
+    });
+    expect(intent.value.operational_intent_reference.ovn).not.toBe("Available from USS");
+
+    const activated = await putPlan(id, upsert("InUse", HERE, 50, "IfAllowed", Date.now() - 60_000));
+    expect(activated.flight_plan_status).toBe("OkToFly");
+    const active = (await scd().getOperationalIntent(OWN_MANAGER, intentId)) as any;
+    expect(active.value.operational_intent_reference.state).toBe("Activated");
+    expect(active.value.operational_intent_reference.version).toBe(2);
+
+    expect(
+      (await call(`${PLAN}/flight_plans/${id}`, { method: "DELETE", token: planDirectToken })).status,
+    ).toBe(200);
+    expect(((await scd().getOperationalIntent(OWN_MANAGER, intentId)) as any).status).toBe(404);
+  });
+
+  it("refuses a plan whose area the DSS will not coordinate (over 2,500 km²) with notes, not a 500", async () => {
+    const large = [-150.9, 25.0, -150.0, 25.9] as const;
+    const res = await putPlan(crypto.randomUUID(), upsert("Planned", large, 50));
+    expect(res.planning_result).toBe("Rejected");
+    expect(res.flight_plan_status).toBe("NotPlanned");
+    expect(res.notes).toMatch(/Strategic coordination is not possible/);
+  });
+
+  it("refuses a plan that meets another USS's intent, naming it, and plans beside it", async () => {
+    const start = Date.now() + HOUR;
+    const theirs = crypto.randomUUID();
+    const made = (await scd().putOperationalIntent(
+      { sub: "another-uss", scopes: ["utm.strategic_coordination"] },
+      theirs,
+      undefined,
+      {
+        extents: [
+          {
+            volume: {
+              outline_polygon: { vertices: box(THERE) },
+              altitude_lower: { value: 0 },
+              altitude_upper: { value: 300 },
+            },
+            time_start: { value: new Date(start - HOUR / 2).toISOString() },
+            time_end: { value: new Date(start + 2 * HOUR).toISOString() },
+          },
+        ],
+        key: [],
+        state: "Accepted",
+        uss_base_url: "https://another-uss.example",
+      },
+    )) as any;
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+
+    const id = crypto.randomUUID();
+    const refused = await putPlan(id, upsert("Planned", THERE, 50, "IfAllowed", start));
+    expect(refused.planning_result).toBe("Rejected");
+    expect(refused.flight_plan_status).toBe("NotPlanned");
+    expect(refused.notes).toContain(theirs);
+    expect(refused.notes).toContain("another-uss");
+    expect(((await scd().getOperationalIntent(OWN_MANAGER, await intentIdOf(id))) as any).status).toBe(404);
+    // A hypothetical plan there is refused the same way.
+    expect(
+      (await putPlan(crypto.randomUUID(), upsert("Planned", THERE, 50, "Hypothetical", start)))
+        .planning_result,
+    ).toBe("Rejected");
+    // After their intent ends, the same space is free.
+    const later = await putPlan(id, upsert("Planned", THERE, 50, "IfAllowed", start + 3 * HOUR));
+    expect(later.planning_result).toBe("Completed");
+    expect(later.flight_plan_status).toBe("Planned");
   });
 });

@@ -1,6 +1,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { egm96, geoidHeight } from "../../worker/domain/geoid";
+import { parsePolygonString, polygonCells } from "../../worker/dss/cells";
+import { ridDssOf } from "../../worker/dss/ridDss";
+import { OWN_ISA_OWNER } from "../../worker/services/ridDss";
 import type { IsaOutbox } from "../../worker/telemetry/isaOutbox";
 import { DP_BASE, DSS_BASE, type DssCall, standInDss, TOKEN_URL } from "./dssStandIn";
 import { hour, iso } from "./flightFixtures";
@@ -112,6 +115,14 @@ async function settle(flightId: string, check: () => void | Promise<void>): Prom
   );
 }
 
+/** The S2 cells of a small square around a point (a display provider's search). */
+const cellsAround = (p: { lat: number; lng: number }, d = 0.002) =>
+  polygonCells(
+    parsePolygonString(
+      [p.lat - d, p.lng - d, p.lat - d, p.lng + d, p.lat + d, p.lng + d, p.lat + d, p.lng - d].join(","),
+    ),
+  );
+
 const box = (extents: any) => {
   const v = extents.volume.outline_polygon.vertices as { lat: number; lng: number }[];
   return {
@@ -124,9 +135,10 @@ const box = (extents: any) => {
 
 describe("ISAs of ordinary live flights", () => {
   it.each([
-    ["without a DSS", {}],
-    // Live flights are announced only where others can reach this service.
+    ["when RID_DSS_BASE_URL is none", { RID_DSS_BASE_URL: "none", RID_USS_BASE_URL: OWN_BASE }],
+    // Live flights are announced only where others can reach this service (its own DSS included).
     ["without this service's public base", { RID_DSS_BASE_URL: DSS_BASE, RID_AUTH_TOKEN_URL: TOKEN_URL }],
+    ["without this service's public base, at its own DSS", {}],
   ])("registers nothing and calls nobody %s", async (_, config) => {
     const dss = standInDss();
     const id = await flight();
@@ -220,6 +232,46 @@ describe("ISAs of ordinary live flights", () => {
     expect((await relayPosition(id, next, TAKEOFF)).status).toBe(200);
     await settle(id, () => expect(dss.isas.size).toBe(1));
     expect([...dss.isas.keys()][0]).not.toBe(isaId);
+  });
+
+  it("registers in this service's own DSS by default, with PUBLIC_URL's base, and deletes there at end-comm", async () => {
+    const dss = standInDss();
+    const id = await flight();
+    await pointAt(id, dss, { PUBLIC_URL: "https://windsock.example" });
+    const session = await startComm(id);
+    expect((await relayPosition(id, session, TAKEOFF)).status).toBe(200);
+    const own = ridDssOf(env);
+    let isaId = "";
+    await settle(id, async () => {
+      const [entry] = await entries(id);
+      expect(entry?.version).toMatch(/^[0-9a-f]{16}$/);
+      isaId = entry!.isa_id;
+    });
+    const kept = await own.getIsa(isaId);
+    expect(kept).toMatchObject({
+      ok: true,
+      value: { service_area: { owner: OWN_ISA_OWNER, uss_base_url: OWN_BASE } },
+    });
+    // Display providers find it by area, as they search any DSS.
+    const found = await own.searchIsas(cellsAround(TAKEOFF), Date.now(), Date.now() + 60_000);
+    expect(found.map((isa) => isa.id)).toContain(isaId);
+    // No outside DSS and no token were needed.
+    expect(dss.calls).toEqual([]);
+
+    // Leaving the extents updates it there at its version.
+    const version = (await entries(id))[0]!.version;
+    expect((await relayPosition(id, session, { lat: TAKEOFF.lat + 0.045, lng: TAKEOFF.lng })).status).toBe(
+      200,
+    );
+    await settle(id, async () => expect((await entries(id))[0]!.version).not.toBe(version));
+    expect(await own.getIsa(isaId)).toMatchObject({
+      ok: true,
+      value: { service_area: { version: (await entries(id))[0]!.version } },
+    });
+
+    expect((await pilotCall(`/flight/v2/${id}/end-comm`)).status).toBe(200);
+    await settle(id, async () => expect((await entries(id))[0]).toMatchObject({ status: "done" }));
+    expect(await own.getIsa(isaId)).toMatchObject({ ok: false, status: 404 });
   });
 
   it("keeps telemetry fast while the DSS is down and registers once it is back", async () => {

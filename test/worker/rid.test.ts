@@ -292,6 +292,46 @@ describe("RID injection → /rid/v2 (the netrid nominal behavior)", () => {
   });
 });
 
+describe("RID injection: after the last state, and the DSS", () => {
+  it("keeps showing a flight for NetMaxNearRealTimeDataPeriod after its last state, announced in the own DSS", async () => {
+    const now = Date.now();
+    const [flat, flng] = [46.2, 6.1];
+    const flight = testFlight("ended", flat, flng, now);
+    // Every state already past: the last one 5 s ago.
+    flight.telemetry = flight.telemetry.slice(0, 16);
+    const res = await call(`${INJECT}/tests/ended-1`, {
+      method: "PUT",
+      token: inject,
+      body: { requested_flights: [flight] },
+    });
+    expect(res.status, res.text).toBe(200);
+    const flightId = res.json.injected_flights[0].details_responses[0].details.id as string;
+    const seen = await flights(viewAround(flat, flng), "&recent_positions_duration=60");
+    expect(seen.json.flights.map((f: { id: string }) => f.id)).toContain(flightId);
+    const details = await call(`${USS}/flights/${encodeURIComponent(flightId)}/details`, { token: display });
+    expect(details.status).toBe(200);
+
+    // Display providers find this service through its own DSS, until the last state's period ends.
+    const dp = await interussToken([RID_SCOPES.displayProvider]);
+    const d = 0.01;
+    const area = [flat - d, flng - d, flat - d, flng + d, flat + d, flng + d, flat + d, flng - d].join(",");
+    const isas = await call(`/rid/v2/dss/identification_service_areas?area=${area}`, { token: dp });
+    expect(isas.status).toBe(200);
+    const mine = isas.json.service_areas.filter((a: { owner: string }) => a.owner === "windsock");
+    expect(mine).toHaveLength(1);
+    expect(mine[0].uss_base_url).toMatch(/\/rid\/v2$/);
+    expect(Date.parse(mine[0].time_end.value)).toBeGreaterThanOrEqual(now - 5000 + 60_000 - 1);
+
+    const deleted = await call(`${INJECT}/tests/ended-1/${encodeURIComponent(res.json.version)}`, {
+      method: "DELETE",
+      token: inject,
+    });
+    expect(deleted.status).toBe(200);
+    const after = await call(`/rid/v2/dss/identification_service_areas?area=${area}`, { token: dp });
+    expect(after.json.service_areas.filter((a: { owner: string }) => a.owner === "windsock")).toEqual([]);
+  });
+});
+
 describe("RID injection: invalid test data", () => {
   it("answers 400 naming the field, and creates nothing", async () => {
     const now = Date.now();

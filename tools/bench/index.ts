@@ -4,6 +4,7 @@ import { suite as api } from "./api";
 import { suite as cost } from "./cost";
 import { suite as deeplink } from "./deeplink";
 import { suite as docs } from "./docs";
+import { suite as dss } from "./dss";
 import { suite as elevation } from "./elevation";
 import { suite as evaluation } from "./evaluation";
 import { suite as flights } from "./flights";
@@ -29,6 +30,7 @@ const suites: BenchSuite[] = [
   live,
   hardening,
   rid,
+  dss,
   traffic,
   cost,
   noisy,

@@ -6,7 +6,6 @@ import {
   NetSpDataResponseTime99thPercentileSeconds,
   RID_SCOPES,
 } from "../../worker/rid/constants";
-import { ensureDevVars } from "../lib/devVars";
 import {
   type BenchContext,
   type BenchSuite,
@@ -16,6 +15,7 @@ import {
   reportComparison,
   withRetries,
 } from "./harness";
+import { benchInterussToken } from "./interussToken";
 
 /**
  * ASTM F3411-22a network Remote ID as a display provider polls it. Seeds IN_VIEW live flights inside
@@ -73,26 +73,6 @@ async function ridPilot(ctx: BenchContext): Promise<Record<string, string>> {
     return ((await res.json()) as { data: { id_token: string } }).data.id_token;
   });
   return { "x-api-key": ctx.apiKey, authorization: `Bearer ${token}`, "content-type": "application/json" };
-}
-
-/** A display provider's token, minted as `npm run interuss:token -- --scope rid.display_provider` does. */
-async function displayProviderToken(): Promise<string> {
-  const [{ DEV_ISSUER, MAX_LIFETIME_SECONDS }, { signingKey, signToken }] = await Promise.all([
-    import("../../worker/interuss/auth"),
-    import("../../worker/lib/jwt"),
-  ]);
-  const vars = ensureDevVars();
-  const iat = Math.floor(Date.now() / 1000);
-  const claims = {
-    iss: DEV_ISSUER,
-    sub: "bench-display-provider",
-    // The service's host name, no port: what it expects without INTERUSS_AUDIENCE.
-    aud: "127.0.0.1",
-    iat,
-    exp: iat + MAX_LIFETIME_SECONDS,
-    scope: RID_SCOPES.displayProvider,
-  };
-  return signToken(claims as Parameters<typeof signToken>[0], await signingKey(vars.JWT_PRIVATE_KEY!));
 }
 
 async function post(ctx: BenchContext, headers: Record<string, string>, path: string, body: unknown) {
@@ -285,7 +265,9 @@ export const suite: BenchSuite = {
   name: "rid",
   async run(ctx) {
     const pilot = await ridPilot(ctx);
-    const dp = { authorization: `Bearer ${await displayProviderToken()}` };
+    const dp = {
+      authorization: `Bearer ${await benchInterussToken([RID_SCOPES.displayProvider], "bench-display-provider")}`,
+    };
     console.log(`  seeding ${IN_VIEW} live flights in the view and ${ELSEWHERE} elsewhere…`);
     const ids = await seed(ctx, pilot);
     try {

@@ -15,6 +15,9 @@ export type { DssStatus, Outcome, RfcTime } from "./outcome";
  * by the object's alarm; queries skip them before that.
  */
 
+/** The one DSS object; its name is fixed so every isolate and location reaches the same one. */
+export const ridDssOf = (env: Bindings) => env.RID_DSS.get(env.RID_DSS.idFromName("f3411-22a"));
+
 /** Hex, as nextVersion gives: anything else is a malformed request (400), not a stale version (409). */
 const VERSION = /^[0-9a-f]{1,16}$/;
 /** InterUSS's DSS allows one USS at most this many subscriptions over any one cell. */

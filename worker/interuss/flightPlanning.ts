@@ -1,10 +1,17 @@
 import { bboxOf, type Polygon, type Position } from "../domain/geojson";
 import { flightAuthorisationProblems } from "../domain/uspaceAuthorisation";
-import type { Db } from "../env";
+import type { Bindings, Db } from "../env";
 import { newId } from "../lib/ids";
 import { isObject } from "../lib/json";
 import { areaSizeError } from "../services/airspace";
 import { createPlanFlight } from "../services/flightCreation";
+import {
+  conflictingIntents,
+  conflictNote,
+  IntentRefused,
+  putPlanIntent,
+  removePlanIntent,
+} from "../services/operationalIntents";
 import { deleteInactiveFlight, deletePlan, endFlight, findFlight, insertPlan } from "../store/flights";
 import { ensurePilot } from "../store/pilots";
 import { assessVolume, type Finding } from "./assessment";
@@ -20,7 +27,9 @@ import { InvalidInput, type Volume, volume4d } from "./volumes";
  * nothing blocking (LAANC accepts automatically, or no authorization is needed) → Completed, Planned
  * or OkToFly by its usage state, with the plan and its flight created as a pilot's would be; anything
  * blocking (further coordination, no facility map, a restricted area, a blocking ED-269 zone) →
- * Rejected with notes saying why, and nothing changes.
+ * Rejected with notes saying why, and nothing changes. A plan that is not hypothetical becomes an
+ * ASTM F3548-21 operational intent in this service's own DSS (worker/services/operationalIntents.ts);
+ * one that meets another USS's intent there is Rejected, its notes naming that intent.
  */
 
 export const FLIGHT_PLANNING_STATUS = {
@@ -131,11 +140,13 @@ const advisoriesOf = (findings: Finding[]): AdvisoryInclusion =>
 /** PUT /flight_plans/{id}. A repeated request_id gets the first answer again. */
 export async function upsertFlightPlan(
   db: Db,
-  d1: D1Database,
+  env: Bindings,
   id: string,
   body: unknown,
   now: number,
+  ownOrigin: string,
 ): Promise<UpsertResponse> {
+  const d1 = env.DB;
   const request = upsertRequestOf(body);
   const existing = await findPlanLink(d1, id);
   if (existing && existing.requestId === request.requestId)
@@ -156,6 +167,7 @@ export async function upsertFlightPlan(
       includes_advisories: "NoAdvisoriesOrConditions",
     };
     if (existing) await deletePlanLink(d1, id);
+    await removePlanIntent(env, id);
     return response;
   }
 
@@ -182,6 +194,16 @@ export async function upsertFlightPlan(
     return rejected(
       `Not authorized automatically: ${[...new Set(blocking.map((f) => `${f.name}: ${f.reason}`))].join("; ")}`,
     );
+  // Strategic coordination: no conflict with another USS's intent (F3548 SCD0035).
+  let conflicts: Awaited<ReturnType<typeof conflictingIntents>>;
+  try {
+    conflicts = await conflictingIntents(env, request.volumes, now);
+  } catch (err) {
+    // The DSS refused the query (an area over its 2,500 km², say): no coordination, no plan.
+    if (!(err instanceof IntentRefused)) throw err;
+    return rejected(`Strategic coordination is not possible for this plan: ${err.message}`);
+  }
+  if (conflicts.length > 0) return rejected(conflictNote(conflicts));
 
   const status: FlightPlanStatus =
     blocking.length > 0 || (inUse && request.uasState !== "Nominal")
@@ -199,6 +221,20 @@ export async function upsertFlightPlan(
   };
   if (request.style === "Hypothetical") return response;
 
+  try {
+    await putPlanIntent(
+      env,
+      id,
+      request.volumes,
+      status === "OffNominal" ? "Nonconforming" : inUse ? "Activated" : "Accepted",
+      ownOrigin,
+      now,
+    );
+  } catch (err) {
+    // The DSS refused what this service asked: the interface's answer for a downstream failure.
+    if (!(err instanceof IntentRefused)) throw err;
+    return { planning_result: "Failed", flight_plan_status: currentStatus, notes: err.message };
+  }
   // A modified plan replaces the old one: its flight is closed and a new plan and flight are made.
   if (existing) await closeLinked(db, existing, now);
   const starts = request.volumes.map((v) => v.start).filter((t): t is number => t !== null);
@@ -268,14 +304,15 @@ export interface DeleteResponse {
 /** DELETE /flight_plans/{id}: null when there is no such plan (404). */
 export async function deleteFlightPlan(
   db: Db,
-  d1: D1Database,
+  env: Bindings,
   id: string,
   now: number,
 ): Promise<DeleteResponse | null> {
-  const link = await findPlanLink(d1, id);
+  const link = await findPlanLink(env.DB, id);
   if (!link) return null;
   await closeLinked(db, link, now);
-  await deletePlanLink(d1, id);
+  await deletePlanLink(env.DB, id);
+  await removePlanIntent(env, id);
   return {
     planning_result: "Completed",
     flight_plan_status: "Closed",
@@ -286,10 +323,11 @@ export async function deleteFlightPlan(
 /** POST /clear_area_requests: closes every qualifier plan whose box and window meet the extent. */
 export async function clearArea(
   db: Db,
-  d1: D1Database,
+  env: Bindings,
   body: unknown,
   now: number,
 ): Promise<{ outcome: { success: boolean; message?: string } }> {
+  const d1 = env.DB;
   if (!isObject(body) || typeof body.request_id !== "string")
     throw new InvalidInput("request_id", "required (a string)");
   const extent = volume4d(body.extent, "extent");
@@ -297,6 +335,7 @@ export async function clearArea(
   for (const link of links) {
     await closeLinked(db, link, now);
     await deletePlanLink(d1, link.id);
+    await removePlanIntent(env, link.id);
   }
   return { outcome: { success: true, message: `Closed ${links.length} flight plan(s)` } };
 }

@@ -1,6 +1,7 @@
 import { boxPolygon, type Polygon } from "../domain/geojson";
 import type { Bindings, Db } from "../env";
 import { randomBase62 } from "../lib/ids";
+import { NetMaxNearRealTimeDataPeriodSeconds } from "../rid/constants";
 import {
   declarationOf,
   type InjectedFlight,
@@ -94,7 +95,9 @@ export async function createTest(
           buffer: 0,
           maxAltitude: heights.length > 0 ? Math.max(DEFAULT_CEILING_M, ...heights) : DEFAULT_CEILING_M,
           startTime: Math.min(first.timestamp, now),
-          endTime: Math.max(last.timestamp, now),
+          // Display providers are shown a flight for NetMaxNearRealTimeDataPeriodSeconds after its
+          // last state (the qualifier expects it until then), so the flight lasts that long too.
+          endTime: Math.max(last.timestamp, now) + NetMaxNearRealTimeDataPeriodSeconds * 1000,
           public: false,
           notify: false,
           aircraftId: null,

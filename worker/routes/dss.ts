@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AreaTooLarge, BadOutline, parsePolygonString, polygonCells } from "../dss/cells";
 import type { Outcome } from "../dss/outcome";
+import { ridDssOf } from "../dss/ridDss";
 import type { AppEnv } from "../env";
 import { callerOf, requireScope } from "../interuss/auth";
 import {
@@ -213,8 +214,7 @@ const routes = {
 const versionMissing = (c: Context<AppEnv>) =>
   c.json({ message: "version: the path must end with the entity's current version" }, 400);
 
-/** The one DSS object; its name is fixed so every isolate and location reaches the same one. */
-const dss = (c: Context<AppEnv>) => c.env.RID_DSS.get(c.env.RID_DSS.idFromName("f3411-22a"));
+const dss = (c: Context<AppEnv>) => ridDssOf(c.env);
 
 /** The caller: its token's `sub`. */
 const owner = (c: Context<AppEnv>) => callerOf(c).sub;

@@ -28,6 +28,7 @@ import {
 } from "../interuss/http";
 import { limitPerSubject } from "../interuss/rateLimit";
 import { InvalidInput } from "../interuss/volumes";
+import { publicOrigin } from "../lib/publicOrigin";
 
 /**
  * InterUSS automated-testing interfaces: geospatial_map/v1 and flight_planning/v1. Their bodies are
@@ -265,16 +266,19 @@ export const interussRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHo
   .openapi(routes.planStatus, (c) => c.json({ ...FLIGHT_PLANNING_STATUS }, 200))
   .openapi(routes.upsertPlan, async (c) => {
     const { flight_plan_id: id } = c.req.valid("param");
-    return c.json(await upsertFlightPlan(c.var.db, c.env.DB, id, c.req.valid("json"), Date.now()), 200);
+    return c.json(
+      await upsertFlightPlan(c.var.db, c.env, id, c.req.valid("json"), Date.now(), publicOrigin(c)),
+      200,
+    );
   })
   .openapi(routes.deletePlan, async (c) => {
     const { flight_plan_id: id } = c.req.valid("param");
-    const closed = await deleteFlightPlan(c.var.db, c.env.DB, id, Date.now());
+    const closed = await deleteFlightPlan(c.var.db, c.env, id, Date.now());
     if (!closed) return c.json({ message: `No flight plan ${id}` }, 404);
     return c.json(closed, 200);
   })
   .openapi(routes.clearArea, async (c) =>
-    c.json(await clearArea(c.var.db, c.env.DB, c.req.valid("json"), Date.now()), 200),
+    c.json(await clearArea(c.var.db, c.env, c.req.valid("json"), Date.now()), 200),
   )
   .openapi(routes.notifications, (c) => {
     const { after, before } = c.req.valid("query");

@@ -1,13 +1,17 @@
+import type { Outcome } from "../dss/outcome";
+import { ridDssOf } from "../dss/ridDss";
 import type { Bindings } from "../env";
 import { RID_SCOPES } from "../rid/constants";
 import { isaExtents, notification, type Subscriber, subscribersOf, type Volume4D } from "../rid/dss";
 
 /**
- * Registration of this Service Provider's Identification Service Areas in an F3411-22a DSS, when one
- * is configured: `RID_DSS_BASE_URL` (the DSS's `/rid/v2` base), `RID_AUTH_TOKEN_URL` (the
- * authority's OAuth token endpoint, client credentials; `RID_AUTH_CLIENT_ID`/`RID_AUTH_CLIENT_SECRET`
- * when it wants them) and `RID_USS_BASE_URL` (this service's `/rid/v2` base as others reach it).
- * Without `RID_DSS_BASE_URL` nothing is registered and `/rid/v2` still answers.
+ * Registration of this Service Provider's Identification Service Areas in an F3411-22a DSS: by
+ * default this service's own (worker/dss/ridDss.ts, called through its binding, no token needed);
+ * `RID_DSS_BASE_URL` (another DSS's `/rid/v2` base) points elsewhere, `none` registers nowhere.
+ * `RID_AUTH_TOKEN_URL` is the authority's OAuth token endpoint (client credentials;
+ * `RID_AUTH_CLIENT_ID`/`RID_AUTH_CLIENT_SECRET` when it wants them), used for another DSS and for
+ * the subscribers' notifications; `RID_USS_BASE_URL` is this service's `/rid/v2` base as others
+ * reach it (default: PUBLIC_URL's).
  */
 
 export interface RidDssConfig {
@@ -16,6 +20,26 @@ export interface RidDssConfig {
   RID_AUTH_CLIENT_ID?: string;
   RID_AUTH_CLIENT_SECRET?: string;
   RID_USS_BASE_URL?: string;
+  PUBLIC_URL?: string;
+}
+
+/** The owner of this service's ISAs in its own DSS (another DSS names the token's subject instead). */
+export const OWN_ISA_OWNER = "windsock";
+
+/** Where ISAs are registered: another DSS's `/rid/v2` base, this service's own DSS, or nowhere. */
+export type DssTarget = { kind: "outside"; base: string } | { kind: "own" } | { kind: "none" };
+
+export function dssTarget(config: RidDssConfig): DssTarget {
+  const base = config.RID_DSS_BASE_URL?.trim();
+  if (!base) return { kind: "own" };
+  if (base === "none") return { kind: "none" };
+  return { kind: "outside", base: base.replace(/\/$/, "") };
+}
+
+/** This service's `/rid/v2` base as display providers reach it, when known without a request. */
+export function ussBaseUrl(config: RidDssConfig): string | undefined {
+  if (config.RID_USS_BASE_URL) return config.RID_USS_BASE_URL;
+  return config.PUBLIC_URL ? `${config.PUBLIC_URL.replace(/\/$/, "")}/rid/v2` : undefined;
 }
 
 export class DssUnavailable extends Error {
@@ -95,10 +119,47 @@ async function notifyAll(
 }
 
 export function dssConfigured(env: Bindings): boolean {
-  return Boolean((env as Bindings & RidDssConfig).RID_DSS_BASE_URL);
+  return dssTarget(env as Bindings & RidDssConfig).kind !== "none";
 }
 
-/** Creates the ISA covering `points` from `start` to `end`; null when no DSS is configured. */
+type Answer = { ok: boolean; status: number; body: unknown };
+
+/**
+ * One ISA request (`GET`, `PUT` or `DELETE` of `…/dss/identification_service_areas/{id}[/{version}]`)
+ * to the configured DSS: over HTTP to another one, through the binding to this service's own.
+ */
+async function isaRequest(
+  env: Bindings,
+  method: "GET" | "PUT" | "DELETE",
+  id: string,
+  version: string | null,
+  body: { extents: Volume4D; uss_base_url: string } | undefined,
+  fetcher: Fetch,
+): Promise<Answer> {
+  const config = env as Bindings & RidDssConfig;
+  const target = dssTarget(config);
+  if (target.kind === "none") throw new DssUnavailable("RID_DSS_BASE_URL is none");
+  if (target.kind === "outside") {
+    const url = [`${target.base}/dss/identification_service_areas`, id, ...(version ? [version] : [])].join(
+      "/",
+    );
+    return call(config, url, method, body, fetcher);
+  }
+  const dss = ridDssOf(env);
+  // Over RPC the union's members lose their common shape; every one is an Outcome.
+  const outcome = (
+    method === "GET"
+      ? await dss.getIsa(id)
+      : method === "PUT"
+        ? await dss.putIsa(OWN_ISA_OWNER, id, version ?? undefined, body!)
+        : await dss.deleteIsa(OWN_ISA_OWNER, id, version ?? "")
+  ) as Outcome<unknown>;
+  return outcome.ok
+    ? { ok: true, status: 200, body: outcome.value }
+    : { ok: false, status: outcome.status, body: { message: outcome.message } };
+}
+
+/** Creates the ISA covering `points` from `start` to `end`; null when RID_DSS_BASE_URL is none. */
 export async function registerIsa(
   env: Bindings,
   isaId: string,
@@ -111,9 +172,6 @@ export async function registerIsa(
   if (!dssConfigured(env)) return null;
   return putIsa(env, isaId, isaExtents(points, start, end), null, ownBaseUrl, fetcher);
 }
-
-const isaUrl = (config: RidDssConfig, ...path: string[]) =>
-  [`${config.RID_DSS_BASE_URL!.replace(/\/$/, "")}/dss/identification_service_areas`, ...path].join("/");
 
 /**
  * Creates (`version` null) or updates (at `version`) the ISA with `extents`, then notifies the
@@ -128,13 +186,12 @@ export async function putIsa(
   fetcher: Fetch = fetch,
 ): Promise<RegisteredIsa> {
   const config = env as Bindings & RidDssConfig;
-  if (!config.RID_DSS_BASE_URL) throw new DssUnavailable("RID_DSS_BASE_URL is not set");
-  const url = version === null ? isaUrl(config, isaId) : isaUrl(config, isaId, version);
-  const res = await call(
-    config,
-    url,
+  const res = await isaRequest(
+    env,
     "PUT",
-    { extents, uss_base_url: config.RID_USS_BASE_URL || ownBaseUrl },
+    isaId,
+    version,
+    { extents, uss_base_url: ussBaseUrl(config) || ownBaseUrl },
     fetcher,
   );
   const area = (res.body as { service_area?: { version?: unknown } } | null)?.service_area;
@@ -150,8 +207,8 @@ export async function putIsa(
  */
 export async function deleteIsa(env: Bindings, isa: RegisteredIsa, fetcher: Fetch = fetch): Promise<void> {
   const config = env as Bindings & RidDssConfig;
-  if (!config.RID_DSS_BASE_URL) return;
-  const res = await call(config, isaUrl(config, isa.id, isa.version), "DELETE", undefined, fetcher);
+  if (dssTarget(config).kind === "none") return;
+  const res = await isaRequest(env, "DELETE", isa.id, isa.version, undefined, fetcher);
   if (res.status === 404) return;
   if (!res.ok) throw new DssUnavailable(`the DSS answered ${res.status}`, res.status);
   await notifyAll(config, isa.id, subscribersOf(res.body), undefined, undefined, fetcher);
@@ -163,9 +220,7 @@ export async function isaVersion(
   isaId: string,
   fetcher: Fetch = fetch,
 ): Promise<string | null> {
-  const config = env as Bindings & RidDssConfig;
-  if (!config.RID_DSS_BASE_URL) throw new DssUnavailable("RID_DSS_BASE_URL is not set");
-  const res = await call(config, isaUrl(config, isaId), "GET", undefined, fetcher);
+  const res = await isaRequest(env, "GET", isaId, null, undefined, fetcher);
   if (res.status === 404) return null;
   const version = (res.body as { service_area?: { version?: unknown } } | null)?.service_area?.version;
   if (!res.ok || typeof version !== "string")

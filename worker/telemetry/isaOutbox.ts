@@ -10,7 +10,15 @@ import {
   type ReportedBox,
   union,
 } from "../rid/liveIsa";
-import { DssUnavailable, deleteIsa, isaVersion, putIsa, type RidDssConfig } from "../services/ridDss";
+import {
+  DssUnavailable,
+  deleteIsa,
+  dssTarget,
+  isaVersion,
+  putIsa,
+  type RidDssConfig,
+  ussBaseUrl,
+} from "../services/ridDss";
 import { isaFlight } from "../store/isaFlights";
 import { LazyTables } from "./lazyTables";
 
@@ -20,7 +28,9 @@ import { LazyTables } from "./lazyTables";
  * the registered extents widens it; end-comm, the flight's end or its deletion close it. Ingest and
  * the routes only write rows here (the flight's own SQLite) and arm the alarm; the DSS is called by
  * the alarm, retried with backoff (isaRetryDelayMs), so a slow or absent DSS never slows telemetry.
- * Without RID_DSS_BASE_URL and RID_USS_BASE_URL nothing is queued. Injected test flights register
+ * The DSS is this service's own unless RID_DSS_BASE_URL names another (worker/services/ridDss.ts);
+ * with RID_DSS_BASE_URL "none", or without this service's public base (RID_USS_BASE_URL or
+ * PUBLIC_URL), nothing is queued. Injected test flights register
  * their own ISA (worker/interuss/ridInjection.ts) and are skipped here.
  *
  * Why the first position rather than start-comm: F3411 wants an ISA while the Service Provider has
@@ -82,9 +92,9 @@ const boxOf = (r: Row): ReportedBox => ({
   maxAlt: r.max_alt,
 });
 
-/** Both the DSS and this service's public /rid/v2 base are needed to announce live flights. */
+/** A DSS (by default this service's own) and this service's public /rid/v2 base are needed to announce live flights. */
 export function liveIsaConfigured(config: RidDssConfig): boolean {
-  return Boolean(config.RID_DSS_BASE_URL && config.RID_USS_BASE_URL);
+  return dssTarget(config).kind !== "none" && Boolean(ussBaseUrl(config));
 }
 
 export class IsaOutbox {
@@ -104,7 +114,7 @@ export class IsaOutbox {
     this.tables = new LazyTables(ctx.storage.sql, CREATE_TABLES, "isa_outbox");
   }
 
-  /** Whether live flights are announced here (both the DSS and this service's public base are set). */
+  /** Whether live flights are announced here (a DSS and this service's public base are known). */
   enabled(): boolean {
     return liveIsaConfigured(this.dss);
   }
@@ -298,7 +308,7 @@ export class IsaOutbox {
       (wanted.minLng + wanted.maxLng) / 2,
     );
     const { extents, covered } = liveIsaExtents(wanted, flight, now, geoid);
-    const ownBase = this.dss.RID_USS_BASE_URL ?? "";
+    const ownBase = ussBaseUrl(this.dss) ?? "";
     const isa = await putIsa(this.dss, row.isa_id, extents, row.version, ownBase, this.fetcher);
     // Positions noted meanwhile may lie outside: still dirty then. A close meanwhile keeps 'closing'.
     const current = sql.exec<Row>("SELECT * FROM isa_outbox WHERE isa_id = ?", row.isa_id).toArray()[0];
