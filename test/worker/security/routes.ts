@@ -45,12 +45,28 @@ export const PILOT_ROUTES: ProtectedRoute[] = [
   // The SDK login routes: the API key picks the application, whose identity provider signs the pilot
   // in; the victim's application has none, which is a 400 naming the setting (test/worker/pilotLogin.test.ts).
   // Without a key, only a client_id or realm naming an application does (test/worker/sdkLogin.test.ts).
-  ...["/oauth/ro", "/delegation", "/realms/airmap/protocol/openid-connect/token"].map((path) => ({
+  ...[
+    "/oauth/ro",
+    "/delegation",
+    "/realms/airmap/protocol/openid-connect/token",
+    "/realms/airmap/protocol/openid-connect/logout",
+  ].map((path) => ({
     method: "POST",
     path,
     guard: "key" as const,
     body: { grant_type: "password", username: "matrix", password: "matrix", refresh_token: "matrix" },
     overrides: { "own credentials": 400 },
+  })),
+  // The operator's agreements (npm run agreements), the same for every account: the list and text
+  // with the API key, a pilot's acceptance with a token (test/worker/swiftAgreements.test.ts). No
+  // agreement is set here, so the guarded request past its guard meets a 404.
+  { method: "GET", path: "/agreements/v2/authority/faa-laanc", guard: "key" },
+  ...["", "/pdf", "/agreed", "/agree"].map((suffix) => ({
+    method: suffix === "/agree" ? "POST" : "GET",
+    path: `/agreements/v2/agreement/matrix-none${suffix}`,
+    guard: suffix === "" ? ("key" as const) : ("token" as const),
+    body: suffix === "/agree" ? {} : undefined,
+    overrides: { "own credentials": 404 },
   })),
   { method: "GET", path: "/pilot/v2/profile", guard: "token" },
   { method: "GET", path: "/pilot/v2/{pilot}", guard: "optionalToken" },
