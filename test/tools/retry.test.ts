@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { describeError, isTransient, namedStep, retryStep, StepFailed } from "../../tools/lib/retry";
+import {
+  describeError,
+  isTransient,
+  namedStep,
+  retryStep,
+  StepFailed,
+  whileLocked,
+} from "../../tools/lib/retry";
 
 /** Issue 37, item 9: what `npm start` does when the local platform drops a request. */
 
@@ -66,4 +73,39 @@ describe("npm start's steps on a busy machine", () => {
     expect(isTransient(new Error("UNIQUE constraint failed: accounts.id"))).toBe(false);
     expect(describeError(new Error("outer", { cause: new Error("inner") }))).toBe("outer ← inner");
   });
+});
+
+describe("the operator tools' calls on a database a running copy holds", () => {
+  it("are tried again while SQLite says the database is locked, and then answer", async () => {
+    let calls = 0;
+    const answer = await whileLocked(async () => {
+      calls++;
+      if (calls < 3)
+        throw new Error("Failed query: insert …", {
+          cause: new Error("D1_ERROR: database is locked: SQLITE_BUSY"),
+        });
+      return "written";
+    });
+    expect(answer).toBe("written");
+    expect(calls).toBe(3);
+  });
+
+  it("give up on any other failure at once, and on a lock that lasts", async () => {
+    let calls = 0;
+    await expect(
+      whileLocked(async () => {
+        calls++;
+        throw new Error("UNIQUE constraint failed: api_keys.id");
+      }),
+    ).rejects.toThrow(/UNIQUE/);
+    expect(calls).toBe(1);
+    calls = 0;
+    await expect(
+      whileLocked(async () => {
+        calls++;
+        throw new Error("database is locked");
+      }),
+    ).rejects.toThrow(/locked/);
+    expect(calls).toBe(9);
+  }, 20_000);
 });

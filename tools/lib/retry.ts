@@ -117,3 +117,23 @@ function messageOf(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
   return String(err);
 }
+
+/** SQLite's answer to a write while another process (the running copy's workerd) holds the lock. */
+const LOCKED = /database is locked|SQLITE_BUSY/i;
+
+/**
+ * Runs one atomic call on the local database (a statement, or a batch, which D1 runs as one
+ * transaction), again while SQLite answers "database is locked": the operator tools open the file a
+ * running `npm start` serves, and neither process waits for the other's lock by itself. A locked call
+ * wrote nothing, so trying it again is safe. Gives up after about 6 s.
+ */
+export async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
+  for (let waitMs = 25; ; waitMs *= 2) {
+    try {
+      return await call();
+    } catch (err) {
+      if (waitMs > 3200 || !causes(err).some((e) => LOCKED.test(messageOf(e)))) throw err;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { D1_DATABASE, ELEVATION_BUCKET, ROOT, STATE_DIR, WRANGLER_ENV } from "./config";
 import { openLocalPlatform } from "./localPlatform";
+import { whileLocked } from "./retry";
 import { inline, type Statement } from "./sql";
 
 const run = promisify(execFile);
@@ -47,13 +48,16 @@ class LocalTarget implements Target {
 
   async execute(statements: Statement[]): Promise<void> {
     if (statements.length === 0) return;
-    await this.env.DB.batch(statements.map((s) => this.env.DB.prepare(s.sql).bind(...(s.params ?? []))));
+    const { DB } = this.env;
+    await whileLocked(() => DB.batch(statements.map((s) => DB.prepare(s.sql).bind(...(s.params ?? [])))));
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const result = await this.env.DB.prepare(sql)
-      .bind(...params)
-      .all<T>();
+    const result = await whileLocked(() =>
+      this.env.DB.prepare(sql)
+        .bind(...params)
+        .all<T>(),
+    );
     return result.results;
   }
 
