@@ -4,15 +4,20 @@ import { type BenchContext, type BenchSuite, ratio } from "./harness";
 import { benchInterussToken } from "./interussToken";
 
 /**
- * The F3411-22a DSS (`/rid/v2/dss`, one Durable Object for the world) under three loads, over HTTP
- * with the standard's tokens as USSs call it:
+ * The F3411-22a DSS (`/rid/v2/dss`) and the F3548-21 DSS (`/dss/v1`), each one Durable Object for the
+ * world, under four loads, over HTTP with the standards' tokens as USSs call them:
  * - heavy traffic: the qualifier's HeavyTrafficConcurrent load, 100 ISAs created, read and deleted
  *   by 20 concurrent clients (each phase at once, as the scenario does);
  * - city: for DSS_CITY_SECONDS (default 20) DSS_CITY_CLIENTS (default 8) USSs over Zurich, each
  *   looping on one write (create an ISA over a random square kilometre, update or delete one of its
  *   own) to three searches of a random 2 km square;
  * - writes: for DSS_WRITE_SECONDS (default 10) 16 clients writing only (create, then delete): the
- *   writes per second the one object sustains, HTTP and token checks included.
+ *   writes per second the one object sustains, HTTP and token checks included;
+ * - intents: for DSS_CITY_SECONDS the same USSs strategically coordinating over Zurich (F3548): each
+ *   queries the operational intents in a random square kilometre and half hour of the next two
+ *   hours, then creates its own there with their OVNs as its key (learnt from their managers, as
+ *   USSs do from each other's /uss/v1, here shared in memory), or ends one of its own. A 409 (an
+ *   intent written between the query and the write) is the standard's answer, counted apart.
  * Each operation's p50/p95 in ms. `ratio` = 1 s ÷ the worst p95 (0 when any request was refused):
  * F3411 holds Service Providers to 1 s at the 95th percentile (NetSpDataResponseTime95thPercentile);
  * the DSS, which every one of their writes waits on, is held to the same here.
@@ -30,7 +35,7 @@ const RESPONSE_GOAL_MS = 1000;
 /** Where the bench's USSs say their flights are served (nobody calls it). */
 const USS_BASE_URL = "https://uss.bench.example/rid/v2";
 
-type Op = "create" | "get" | "search" | "update" | "delete";
+type Op = "create" | "get" | "search" | "update" | "delete" | "query";
 
 class Timings {
   readonly samples = new Map<Op, number[]>();
@@ -39,8 +44,12 @@ class Timings {
   /** The first refusal's answer, to say why. */
   firstRefusal?: string;
 
-  /** Times one request; a status other than `expected` counts as a failure. */
-  async time(op: Op, request: () => Promise<Response>, expected = 200): Promise<Response | null> {
+  /** Times one request; a status not `expected` (one, or any of several) counts as a failure. */
+  async time(
+    op: Op,
+    request: () => Promise<Response>,
+    expected: number | number[] = 200,
+  ): Promise<Response | null> {
     const started = performance.now();
     let res: Response;
     try {
@@ -51,7 +60,7 @@ class Timings {
       return null;
     }
     const ms = performance.now() - started;
-    if (res.status !== expected) {
+    if (!(Array.isArray(expected) ? expected : [expected]).includes(res.status)) {
       this.fail(`${op} ${res.status}`);
       this.firstRefusal ??= `${op} ${res.status}: ${(await res.text()).slice(0, 200)}`;
       return null;
@@ -273,6 +282,102 @@ async function writesOnly(ctx: BenchContext): Promise<{ t: Timings; writes: numb
   return { t, writes, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The F3548 scope of a USS planning its flights (ASTM F3548-21, SCD0005). */
+const STRATEGIC_COORDINATION = "utm.strategic_coordination";
+
+/** A 1 km square somewhere in the city for half an hour within the next two hours. */
+function intentExtents() {
+  const p = inCity();
+  const start = Date.now() + 60_000 + Math.random() * 90 * 60_000;
+  const volume = extents(p.lat, p.lng, 0.5, 30);
+  return {
+    ...volume,
+    time_start: time(start),
+    time_end: time(start + 30 * 60_000),
+    volume: {
+      ...volume.volume,
+      altitude_lower: { value: 0, reference: "W84", units: "M" },
+      altitude_upper: { value: 120, reference: "W84", units: "M" },
+    },
+  };
+}
+
+async function intents(
+  ctx: BenchContext,
+): Promise<{ t: Timings; writes: number; conflicts: number; seconds: number }> {
+  const t = new Timings();
+  let writes = 0;
+  let conflicts = 0;
+  /** Every intent's current OVN, as its manager would give it to the others. */
+  const ovnOf = new Map<string, string>();
+  const until = Date.now() + CITY_SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CITY_CLIENTS }, async (_, n) => {
+      const token = await benchInterussToken([STRATEGIC_COORDINATION], `bench-intent-uss-${n}`);
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const base = `${ctx.baseUrl}/dss/v1/operational_intent_references`;
+      const own: string[] = [];
+      while (Date.now() < until) {
+        if (own.length >= 5 && Math.random() < 0.3) {
+          const id = own.shift()!;
+          const ovn = ovnOf.get(id)!;
+          const res = await t.time("delete", () =>
+            fetch(`${base}/${id}/${encodeURIComponent(ovn)}`, { method: "DELETE", headers }),
+          );
+          if (res) {
+            writes++;
+            ovnOf.delete(id);
+          }
+          continue;
+        }
+        const area = intentExtents();
+        const found = await t.time("query", () =>
+          fetch(`${base}/query`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({ area_of_interest: area }),
+          }),
+        );
+        if (!found) continue;
+        const { operational_intent_references: met } = (await found.json()) as {
+          operational_intent_references: { id: string }[];
+        };
+        const key = met.flatMap((intent) => ovnOf.get(intent.id) ?? []);
+        const id = crypto.randomUUID();
+        const body = JSON.stringify({
+          extents: [area],
+          key,
+          state: "Accepted",
+          uss_base_url: `https://uss${n}.bench.example`,
+          new_subscription: { uss_base_url: `https://uss${n}.bench.example`, notify_for_constraints: false },
+        });
+        const res = await t.time(
+          "create",
+          () => fetch(`${base}/${id}`, { method: "PUT", headers, body }),
+          [201, 409],
+        );
+        if (!res) continue;
+        if (res.status === 409) {
+          conflicts++;
+          continue;
+        }
+        const { operational_intent_reference: intent } = (await res.json()) as {
+          operational_intent_reference: { ovn: string };
+        };
+        ovnOf.set(id, intent.ovn);
+        own.push(id);
+        writes++;
+      }
+      for (const id of own) {
+        const ovn = ovnOf.get(id);
+        if (ovn) await fetch(`${base}/${id}/${encodeURIComponent(ovn)}`, { method: "DELETE", headers });
+      }
+    }),
+  );
+  return { t, writes, conflicts, seconds: (performance.now() - started) / 1000 };
+}
+
 function print(label: string, t: Timings) {
   for (const [op, s] of Object.entries(t.summary()))
     console.log(
@@ -300,8 +405,18 @@ export const suite: BenchSuite = {
     console.log(
       `  one object sustains ${perSecond.toFixed(1)} writes/s (${WRITE_CLIENTS} writers, HTTP and tokens included)`,
     );
-    const worst = Math.max(heavy.worstP95(), mix.t.worstP95(), saturated.t.worstP95());
-    const failures = heavy.failures + mix.t.failures + saturated.t.failures;
+    const coordination = await intents(ctx);
+    print("intents", coordination.t);
+    console.log(
+      `  intents: ${(coordination.writes / coordination.seconds).toFixed(1)} writes/s among ${CITY_CLIENTS} USSs' queries; ${coordination.conflicts} answered 409 (written meanwhile)`,
+    );
+    const worst = Math.max(
+      heavy.worstP95(),
+      mix.t.worstP95(),
+      saturated.t.worstP95(),
+      coordination.t.worstP95(),
+    );
+    const failures = heavy.failures + mix.t.failures + saturated.t.failures + coordination.t.failures;
     return {
       // A refused request spoils the figures: no ratio then.
       ratio: failures > 0 ? 0 : ratio(RESPONSE_GOAL_MS, worst),
@@ -310,6 +425,9 @@ export const suite: BenchSuite = {
       city_writes_per_s: round(mix.writes / mix.seconds),
       writes_only: saturated.t.summary(),
       writes_per_s: round(perSecond),
+      intents: coordination.t.summary(),
+      intent_writes_per_s: round(coordination.writes / coordination.seconds),
+      intent_conflicts: coordination.conflicts,
       failures,
       load_average: loadavg()[0]!.toFixed(2),
     };
