@@ -31,7 +31,8 @@ Environment:
   ACCOUNT_WORK_LIMIT  "off" lifts the per-account limit on expensive requests (benchmarks)
   STORAGE_TRACE   "1" serves worker/dev/index.ts: each answer counts its storage round trips
                   (x-storage-round-trips), and x-simulated-storage-ms delays them (the latency bench)
-  IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3): the
+  IDP_PORT        port of the development OpenID Provider on 127.0.0.1 (default PORT + 3, or a free
+                  port when that is taken): the
                   development application's pilots sign in there (the banner prints the credentials)
   IDP_REDIRECT_URIS  app redirect URIs its client accepts, comma-separated (default the Swift SDK
                   example app's com.airmap.airmapsdk-example-ios://oauth2/airmap)
@@ -73,6 +74,7 @@ const {
   HEALTH_FAILURES,
   HEALTH_INTERVAL_MS,
   httpProbe,
+  preferredPort,
   relayCommand,
   relayListening,
   relayMetricsPort,
@@ -83,7 +85,6 @@ const {
 const PORT = Number(process.env.PORT ?? 8787);
 const TELEMETRY_PORT = Number(process.env.TELEMETRY_PORT ?? 16060);
 const TELEMETRY_HOST = process.env.TELEMETRY_HOST || "127.0.0.1";
-const IDP_PORT = Number(process.env.IDP_PORT ?? PORT + 3);
 const DEV_KEY_FILE = path.join(STATE_DIR, "dev-api-key");
 /**
  * The development key's application, as the deep-link page names the requester: a partner app's
@@ -129,7 +130,7 @@ async function main() {
 
   const baseUrl = `http://127.0.0.1:${PORT}`;
   const identity = await devIdentity.startDevIdentityProvider({
-    port: IDP_PORT,
+    port: await preferredPort(process.env.IDP_PORT, PORT + 3),
     password: devPilotPassword(),
     redirectUris: [
       `${baseUrl}/create_flight/v1/signed_in`,

@@ -2,24 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "../../tools/lib/config";
+import { freeTcpPort } from "../../tools/lib/processes";
 
 export const ARTIFACTS = path.join(ROOT, "test-results/browser");
 
 /** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = freeTcpPort;
 
 /** What the tests of the service project see of the one service they share (test/browser/globalSetup.ts). */
 export interface ServiceAddress {

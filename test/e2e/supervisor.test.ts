@@ -10,11 +10,13 @@ import { ROOT } from "../../tools/lib/config";
 import {
   DEFAULT_METRICS_PORT,
   httpProbe,
+  preferredPort,
   relayCommand,
   relayListening,
   relayMetricsPort,
   scrapeMetrics,
   supervise,
+  tcpPortFree,
 } from "../../tools/lib/processes";
 import { freePort } from "./services";
 import { superviseTestFront } from "./supervisedFront";
@@ -144,5 +146,21 @@ describe("supervising the relay", () => {
       expect(await relayMetricsPort({ TELEMETRY_PORT }, free)).toBe(9464);
     expect(await relayMetricsPort({ TELEMETRY_PORT: "36060" }, taken)).toBe(0);
     expect(await relayMetricsPort({ RELAY_METRICS_PORT: "9999" }, taken)).toBe(9999);
+  });
+
+  it("gives a listener its preferred port (PORT + 3 for the identity provider) when free, another when taken", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const held = (holder.address() as AddressInfo).port;
+    try {
+      const instead = await preferredPort(undefined, held);
+      expect(instead).not.toBe(held);
+      expect(await tcpPortFree(instead)).toBe(true);
+      expect(await preferredPort("", instead)).toBe(instead);
+      // Set explicitly, it is kept even when taken: npm start then says so instead of moving it.
+      expect(await preferredPort(String(held), 1)).toBe(held);
+    } finally {
+      holder.close();
+    }
   });
 });

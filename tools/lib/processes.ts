@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -357,6 +357,27 @@ export async function relayMetricsPort(
 ): Promise<number> {
   if (env.RELAY_METRICS_PORT) return Number(env.RELAY_METRICS_PORT);
   return (await isFree(DEFAULT_METRICS_PORT)) ? DEFAULT_METRICS_PORT : 0;
+}
+
+/**
+ * A port for one of npm start's listeners: the variable's when set (taken or not: an error then), else
+ * `preferred` when free, else a free one. On a busy machine another program may hold PORT + 3 or 8883.
+ */
+export async function preferredPort(explicit: string | undefined, preferred: number): Promise<number> {
+  if (explicit) return Number(explicit);
+  return (await tcpPortFree(preferred)) ? preferred : freeTcpPort();
+}
+
+/** A TCP port on 127.0.0.1 nobody listens on right now. */
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Whether a TCP port on 127.0.0.1 can be listened on right now. */

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { ensureDevCertificates } from "../../relay/traffic/certificates";
 import { devTlsDir } from "../../relay/traffic/config";
@@ -10,9 +9,9 @@ import {
   HEALTH_INTERVAL_MS,
   httpProbe,
   type Process,
+  preferredPort,
   type Supervised,
   supervise,
-  tcpPortFree,
   track,
 } from "./processes";
 import { readGroupActivity } from "./runtimeActivity";
@@ -136,29 +135,13 @@ export async function superviseTraffic(
  * ports beside it likewise (+1, +2). Resolved before anything starts: the worker is told the feed's.
  */
 export async function trafficPorts(env: Record<string, string | undefined>) {
-  const set = (name: string) => (env[name] ? Number(env[name]) : undefined);
-  const pick = async (name: string, preferred: number) => {
-    const explicit = set(name);
-    if (explicit !== undefined) return explicit;
-    return (await tcpPortFree(preferred)) ? preferred : freePort();
-  };
+  const pick = (name: string, preferred: number) => preferredPort(env[name], preferred);
   const port = await pick("TRAFFIC_PORT", DEFAULT_TRAFFIC_PORT);
   return {
     port,
     wsPort: await pick("TRAFFIC_WS_PORT", port + 1),
     feedPort: await pick("TRAFFIC_FEED_PORT", port + 2),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface TrafficProcess extends Process, TrafficListening {}
