@@ -332,6 +332,35 @@ describe("RID injection: after the last state, and the DSS", () => {
   });
 });
 
+describe("RID injection: data older than the DSS takes", () => {
+  it("injects a flight whose states ended ten minutes ago and announces it from now in the own DSS", async () => {
+    // The qualifier freezes its flights when the suite starts: a scenario run after others injects
+    // states long past. The DSS refuses an ISA starting minutes ago or already ended.
+    const now = Date.now();
+    const [flat, flng] = [46.4, 6.3];
+    const flight = testFlight("long-past", flat, flng, now - 11 * 60_000);
+    const res = await call(`${INJECT}/tests/long-past-1`, {
+      method: "PUT",
+      token: inject,
+      body: { requested_flights: [flight] },
+    });
+    expect(res.status, res.text).toBe(200);
+    const dp = await interussToken([RID_SCOPES.displayProvider]);
+    const d = 0.01;
+    const area = [flat - d, flng - d, flat - d, flng + d, flat + d, flng + d, flat + d, flng - d].join(",");
+    const isas = await call(`/rid/v2/dss/identification_service_areas?area=${area}`, { token: dp });
+    const mine = isas.json.service_areas.filter((a: { owner: string }) => a.owner === "windsock");
+    expect(mine).toHaveLength(1);
+    expect(Date.parse(mine[0].time_start.value)).toBeGreaterThanOrEqual(now - 1000);
+    expect(Date.parse(mine[0].time_end.value)).toBeGreaterThanOrEqual(now + 60_000 - 1000);
+    const deleted = await call(`${INJECT}/tests/long-past-1/${encodeURIComponent(res.json.version)}`, {
+      method: "DELETE",
+      token: inject,
+    });
+    expect(deleted.status).toBe(200);
+  });
+});
+
 describe("RID injection: invalid test data", () => {
   it("answers 400 naming the field, and creates nothing", async () => {
     const now = Date.now();

@@ -112,14 +112,16 @@ export async function createTest(
       claim.flights.push({ injectionId: flight.injectionId, flightId: row.id });
       claim.injected.push(injectedEcho(flight, row.id));
     }
-    // Display providers find this service through the DSS: one area around all the test's flights.
+    // Display providers find this service through the DSS: one area around all the test's flights,
+    // from now (a DSS refuses a start minutes past; the qualifier's data may start long before the
+    // injection) until its flights are no longer shown, as the flights themselves last.
     const states = parsed.value.flatMap((f) => f.states);
     const isa = await registerIsa(
       env,
       crypto.randomUUID(),
       states.map((s) => ({ lat: s.position.latitude!, lng: s.position.longitude!, alt: s.altitudeWgs84 })),
-      Math.min(now, ...states.map((s) => s.timestamp)),
-      Math.max(...states.map((s) => s.timestamp)),
+      now,
+      Math.max(now, ...states.map((s) => s.timestamp)),
       ownBaseUrl,
     );
     if (isa) claim.isa = isa;
