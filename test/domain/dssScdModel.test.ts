@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { boundingExtentsOf, formatTime, InvalidExtents, queryExtentsOf } from "../../worker/dss/extents";
 import { BadOvnSuffix, ovnFromTime, requestedOvn } from "../../worker/dss/ovn";
+import { rfc3339, squareOutline } from "../geometries";
 
 /**
  * The pure pieces of the F3548 DSS: the one bounding extent of several volumes, a query's open
@@ -9,30 +10,20 @@ import { BadOvnSuffix, ovnFromTime, requestedOvn } from "../../worker/dss/ovn";
  */
 
 const T0 = Date.parse("2026-11-29T10:00:00Z");
-const iso = (ms: number) => ({ value: new Date(ms).toISOString(), format: "RFC3339" as const });
-const square = (lat: number, lng: number, d = 0.002) => ({
-  outline_polygon: {
-    vertices: [
-      { lat: lat - d, lng: lng - d },
-      { lat: lat - d, lng: lng + d },
-      { lat: lat + d, lng: lng + d },
-      { lat: lat + d, lng: lng - d },
-    ],
-  },
-});
+const square = (lat: number, lng: number, d = 0.002) => ({ outline_polygon: squareOutline(lat, lng, d) });
 const alt = (value: number) => ({ value, reference: "W84", units: "M" });
 
 describe("F3548 extents", () => {
   it("bounds several volumes: every cell, earliest start, latest end, lowest floor, highest ceiling", () => {
     const a = {
       volume: { ...square(47, 8), altitude_lower: alt(10), altitude_upper: alt(50) },
-      time_start: iso(T0),
-      time_end: iso(T0 + 600_000),
+      time_start: rfc3339(T0),
+      time_end: rfc3339(T0 + 600_000),
     };
     const b = {
       volume: { ...square(47.05, 8.05), altitude_lower: alt(0), altitude_upper: alt(120) },
-      time_start: iso(T0 + 300_000),
-      time_end: iso(T0 + 1_800_000),
+      time_start: rfc3339(T0 + 300_000),
+      time_end: rfc3339(T0 + 1_800_000),
     };
     const one = boundingExtentsOf([a], T0, true);
     const both = boundingExtentsOf([a, b], T0, true);
@@ -42,7 +33,7 @@ describe("F3548 extents", () => {
   });
 
   it("requires both times, an end not past, and (for intents) both altitudes", () => {
-    const volume = { volume: square(47, 8), time_start: iso(T0), time_end: iso(T0 + 60_000) };
+    const volume = { volume: square(47, 8), time_start: rfc3339(T0), time_end: rfc3339(T0 + 60_000) };
     expect(() => boundingExtentsOf([{ ...volume, time_end: undefined }], T0, false)).toThrow(/time_end/);
     expect(() => boundingExtentsOf([volume], T0 + 120_000, false)).toThrow(/past/);
     expect(() => boundingExtentsOf([volume], T0, true)).toThrow(/altitude/);

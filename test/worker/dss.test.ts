@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { RID_SCOPES } from "../../worker/rid/constants";
+import { dssVolume, rfc3339 } from "../geometries";
 import { call, interussToken } from "./helpers";
 
 /**
@@ -23,27 +24,11 @@ beforeAll(async () => {
 });
 
 const uuid = () => crypto.randomUUID();
-const time = (ms: number) => ({ value: new Date(ms).toISOString(), format: "RFC3339" });
 
 /** A square of `halfDeg` around a point, as the standard's Volume4D for the next `minutes`. */
 function extents(lat: number, lng: number, halfDeg = 0.005, minutes = 30) {
   const now = Date.now();
-  return {
-    volume: {
-      outline_polygon: {
-        vertices: [
-          { lat: lat - halfDeg, lng: lng - halfDeg },
-          { lat: lat - halfDeg, lng: lng + halfDeg },
-          { lat: lat + halfDeg, lng: lng + halfDeg },
-          { lat: lat + halfDeg, lng: lng - halfDeg },
-        ],
-      },
-      altitude_lower: { value: 0, reference: "W84", units: "M" },
-      altitude_upper: { value: 120, reference: "W84", units: "M" },
-    },
-    time_start: time(now),
-    time_end: time(now + minutes * 60_000),
-  };
+  return dssVolume(lat, lng, halfDeg, now, now + minutes * 60_000);
 }
 const area = (lat: number, lng: number, d = 0.01) =>
   [lat - d, lng - d, lat - d, lng + d, lat + d, lng + d, lat + d, lng - d].join(",");
@@ -167,7 +152,7 @@ describe("F3411-22a DSS: times, expiry and paths", () => {
   it("keeps an ended ISA readable by id, but finds it no more", async () => {
     const id = uuid();
     const body = { extents: extents(43.2, 4.2), uss_base_url: "https://sp.example" };
-    body.extents.time_end = time(Date.now() + 1000);
+    body.extents.time_end = rfc3339(Date.now() + 1000);
     expect((await putIsa(id, body)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await call(`${DSS}/identification_service_areas/${id}`, { token: dp })).status).toBe(200);

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SCD_SCOPES, scdDssOf } from "../../worker/dss/scdDss";
+import { dssVolume, rfc3339 } from "../geometries";
 import { call, interussToken } from "./helpers";
 
 /**
@@ -27,27 +28,11 @@ beforeAll(async () => {
 });
 
 const uuid = () => crypto.randomUUID();
-const time = (ms: number) => ({ value: new Date(ms).toISOString(), format: "RFC3339" });
 
 /** A Volume4D: a square of `halfDeg` around a point, 0–120 m, from `startMin` to `endMin` from now. */
 function volume(lat: number, lng: number, { halfDeg = 0.005, startMin = 0, endMin = 30 } = {}) {
   const now = Date.now();
-  return {
-    volume: {
-      outline_polygon: {
-        vertices: [
-          { lat: lat - halfDeg, lng: lng - halfDeg },
-          { lat: lat - halfDeg, lng: lng + halfDeg },
-          { lat: lat + halfDeg, lng: lng + halfDeg },
-          { lat: lat + halfDeg, lng: lng - halfDeg },
-        ],
-      },
-      altitude_lower: { value: 0, reference: "W84", units: "M" },
-      altitude_upper: { value: 120, reference: "W84", units: "M" },
-    },
-    time_start: time(now + startMin * 60_000),
-    time_end: time(now + endMin * 60_000),
-  };
+  return dssVolume(lat, lng, halfDeg, now + startMin * 60_000, now + endMin * 60_000);
 }
 
 const USS1 = "https://uss1.example/utm";
@@ -422,7 +407,7 @@ describe("F3548-21 DSS: reports and USS availability", () => {
       url: "https://uss2.example/utm/uss/v1/operational_intents/x",
       method: "GET",
       recorder_role: "Client",
-      request_time: time(Date.now()),
+      request_time: rfc3339(Date.now()),
       request_source: "uss1",
       problem: "timed out",
     };

@@ -14,6 +14,7 @@ import { RID_SCOPES } from "../../worker/rid/constants";
 import { saveAgreement } from "../../worker/store/agreements";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import weatherFixture from "../fixtures/weather/onecall-3.0-phoenix.json";
+import { dssVolume } from "../geometries";
 import { FALLON, FALLON_CELL_AREA, FALLON_PATH, loadAirspaceFixtures } from "./airspaceFixtures";
 import { activeFlightBody, hour, iso, planBody } from "./flightFixtures";
 import { BASE, type Call, call, createAccount, interussToken, type TestAccount } from "./helpers";
@@ -960,22 +961,7 @@ describe("answers of every operation validate against the document", () => {
     const [sp, dp] = [await bearer(RID_SCOPES.serviceProvider), await bearer(RID_SCOPES.displayProvider)];
     const DSS = "/rid/v2/dss";
     const [lat, lng, d, now] = [41.3, 2.1, 0.005, Date.now()];
-    const extents = {
-      volume: {
-        outline_polygon: {
-          vertices: [
-            { lat: lat - d, lng: lng - d },
-            { lat: lat - d, lng: lng + d },
-            { lat: lat + d, lng: lng + d },
-            { lat: lat + d, lng: lng - d },
-          ],
-        },
-        altitude_lower: { value: 0, reference: "W84", units: "M" },
-        altitude_upper: { value: 120, reference: "W84", units: "M" },
-      },
-      time_start: { value: iso(now), format: "RFC3339" },
-      time_end: { value: iso(now + hour), format: "RFC3339" },
-    };
+    const extents = dssVolume(lat, lng, d, now, now + hour);
     const area = [lat - d, lng - d, lat - d, lng + d, lat + d, lng + d, lat + d, lng - d].join(",");
     const [subId, isaId] = [crypto.randomUUID(), crypto.randomUUID()];
     const subscribed = await ok("PUT /rid/v2/dss/subscriptions/{id}", `${DSS}/subscriptions/${subId}`, {
@@ -1030,22 +1016,7 @@ describe("answers of every operation validate against the document", () => {
     const aa = await bearer("utm.availability_arbitration");
     const DSS = "/dss/v1";
     const [lat, lng, d, now] = [41.5, 2.3, 0.005, Date.now()];
-    const volume = {
-      volume: {
-        outline_polygon: {
-          vertices: [
-            { lat: lat - d, lng: lng - d },
-            { lat: lat - d, lng: lng + d },
-            { lat: lat + d, lng: lng + d },
-            { lat: lat + d, lng: lng - d },
-          ],
-        },
-        altitude_lower: { value: 0, reference: "W84", units: "M" },
-        altitude_upper: { value: 120, reference: "W84", units: "M" },
-      },
-      time_start: { value: iso(now), format: "RFC3339" },
-      time_end: { value: iso(now + hour), format: "RFC3339" },
-    };
+    const volume = dssVolume(lat, lng, d, now, now + hour);
     const query = { body: { area_of_interest: volume } };
     const url = "https://uss.example/utm";
     const [oir, cr, sub] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
