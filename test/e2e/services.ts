@@ -4,6 +4,7 @@ import { ROOT, WRANGLER_ENV } from "../../tools/lib/config";
 import { ensureDevVars } from "../../tools/lib/devVars";
 import { openLocalPlatform } from "../../tools/lib/localPlatform";
 import { type Process, type RelayProcess, startRelayProcess, track } from "../../tools/lib/processes";
+import { whileLocked } from "../../tools/lib/retry";
 import { sha256Hex } from "../../worker/lib/hash";
 import { newId, randomBase62 } from "../../worker/lib/ids";
 import { migrateLocalState } from "../localState";
@@ -29,17 +30,21 @@ export async function addAccount(
   const apiKey = `wsk_${randomBase62(40)}`;
   const accountId = newId("account");
   const now = Date.now();
+  const keyHash = await sha256Hex(apiKey);
   const platform = await openLocalPlatform(stateDir);
   try {
     const { DB } = platform.env;
-    await DB.batch([
-      DB.prepare(
-        "INSERT INTO accounts (id, public_id, name, rate_limit_per_minute, created_at) VALUES (?, ?, ?, ?, ?)",
-      ).bind(accountId, `app_${randomBase62(12)}`, name, 1_000_000, now),
-      DB.prepare(
-        "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).bind(newId("key"), accountId, name, await sha256Hex(apiKey), apiKey.slice(0, 10), now),
-    ]);
+    // The running copy may hold the file's lock meanwhile, as for the operator tools.
+    await whileLocked(() =>
+      DB.batch([
+        DB.prepare(
+          "INSERT INTO accounts (id, public_id, name, rate_limit_per_minute, created_at) VALUES (?, ?, ?, ?, ?)",
+        ).bind(accountId, `app_${randomBase62(12)}`, name, 1_000_000, now),
+        DB.prepare(
+          "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        ).bind(newId("key"), accountId, name, keyHash, apiKey.slice(0, 10), now),
+      ]),
+    );
   } finally {
     await platform.dispose();
   }
