@@ -312,13 +312,15 @@ export interface RelayListening {
 }
 
 /**
- * Resolves once a relay child logs that it listens (its stdout piped); rejects when it exits first.
- * Every line is also handed to `echo`, so the relay's logs still reach the terminal.
+ * Resolves with a child's `{"msg":"listening",…}` log line (its stdout piped); rejects when it exits
+ * first. Every line is also handed to `echo`, so the child's logs still reach the terminal. `name`
+ * names the child in the rejection.
  */
-export function relayListening(
+export function listeningLine(
   child: ChildProcess,
+  name: string,
   echo: (line: string) => void = () => {},
-): Promise<RelayListening> {
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let buffered = "";
     child.stdout?.setEncoding("utf8");
@@ -329,18 +331,22 @@ export function relayListening(
       for (const line of lines) {
         echo(line);
         const parsed = parseLine(line);
-        if (parsed?.msg === "listening")
-          resolve({
-            host: String(parsed.host),
-            port: parsed.port as number,
-            metricsPort: parsed.metrics_port as number,
-          });
+        if (parsed?.msg === "listening") resolve(parsed);
       }
     });
     child.once("exit", (code, signal) =>
-      reject(new Error(`the relay exited (${signal ?? code}) before it listened`)),
+      reject(new Error(`${name} exited (${signal ?? code}) before it listened`)),
     );
   });
+}
+
+/** Resolves once a relay child logs that it listens; rejects when it exits first. */
+export async function relayListening(
+  child: ChildProcess,
+  echo: (line: string) => void = () => {},
+): Promise<RelayListening> {
+  const line = await listeningLine(child, "the relay", echo);
+  return { host: String(line.host), port: line.port as number, metricsPort: line.metrics_port as number };
 }
 
 /** The relay's fixed default metrics port (relay/config.ts), whatever its telemetry port. */

@@ -8,6 +8,7 @@ import {
   HEALTH_FAILURES,
   HEALTH_INTERVAL_MS,
   httpProbe,
+  listeningLine,
   type Process,
   preferredPort,
   type Supervised,
@@ -34,36 +35,17 @@ export function trafficCommand(name: string): Promise<string[]> {
 }
 
 /** Resolves with the ports once the broker logs {"msg":"listening"}; echoes its lines. */
-export function trafficListening(
+export async function trafficListening(
   child: ChildProcess,
   echo: (line: string) => void = () => {},
 ): Promise<TrafficListening> {
-  return new Promise((resolve, reject) => {
-    let buffered = "";
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        echo(line);
-        let parsed: Record<string, unknown> | undefined;
-        try {
-          parsed = JSON.parse(line);
-        } catch {}
-        if (parsed?.msg === "listening")
-          resolve({
-            host: String(parsed.host),
-            port: parsed.port as number,
-            wsPort: (parsed.ws_port as number | null) ?? null,
-            feedPort: parsed.feed_port as number,
-          });
-      }
-    });
-    child.once("exit", (code, signal) =>
-      reject(new Error(`the traffic broker exited (${signal ?? code}) before it listened`)),
-    );
-  });
+  const line = await listeningLine(child, "the traffic broker", echo);
+  return {
+    host: String(line.host),
+    port: line.port as number,
+    wsPort: (line.ws_port as number | null) ?? null,
+    feedPort: line.feed_port as number,
+  };
 }
 
 export interface TrafficSettings {
