@@ -7,5 +7,6 @@ export * from "./flights";
 export * from "./identity";
 export * from "./pilots";
 export * from "./remoteId";
+export * from "./strategicCoordination";
 export * from "./telemetry";
 export * from "./webhooks";

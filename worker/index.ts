@@ -55,6 +55,7 @@ import { systemRoutes } from "./routes/system";
 import { telemetryRoutes } from "./routes/telemetry";
 import { trackExportRoutes } from "./routes/trackExport";
 import { trafficRoutes } from "./routes/traffic";
+import { ussScdRoutes } from "./routes/ussScd";
 import { weatherRoutes } from "./routes/weather";
 import { webhookRoutes } from "./routes/webhooks";
 import { scheduledAirspaceSync } from "./services/airspaceSources";
@@ -85,10 +86,10 @@ const PUBLIC_PATHS = [
   // The page's sign-in at the account's identity provider (worker/services/pageSignIn.ts).
   /^\/create_flight\/v1\/sign(ed)?_in$/,
   /^\/internal\//,
-  // InterUSS interfaces, F3411 Remote ID and the F3548 DSS: the authority's bearer tokens instead (worker/interuss/auth.ts).
+  // InterUSS interfaces, F3411 Remote ID and F3548 (DSS, USS): the authority's bearer tokens instead (worker/interuss/auth.ts).
   /^\/interuss\//,
   /^\/rid\/v2\//,
-  /^\/dss\/v1\//,
+  /^\/(dss|uss)\/v1\//,
   // A browser's live stream and pages (live, briefing) carry a signed ticket instead; without one, the route asks for the API key.
   /^\/flight\/v2\/[^/]+\/(telemetry\/stream|live|briefing|track)\/?$/,
   // The pages' vector basemap, as keyless as the pages.
@@ -157,6 +158,7 @@ app.use("/dev/*", async (c, next) => {
 app.use("/interuss/*", standardsErrorBodies);
 app.use("/rid/*", standardsErrorBodies);
 app.use("/dss/*", standardsErrorBodies);
+app.use("/uss/*", standardsErrorBodies);
 // 405 for a method the path's own routes lack; 415 for a body type its route does not document.
 app.use("*", refuseOtherMethods(app));
 app.use("*", requireDocumentedBodyType(app));
@@ -199,6 +201,7 @@ app.route("/", interussRoutes);
 app.route("/", ridRoutes);
 app.route("/", dssRoutes);
 app.route("/", dssScdRoutes);
+app.route("/", ussScdRoutes);
 app.route("/", createFlightPageRoutes(app.fetch));
 mountDocs(app);
 

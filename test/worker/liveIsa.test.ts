@@ -39,7 +39,7 @@ async function pointAt(
   dss: Dss,
   config: Record<string, string> = {
     RID_DSS_BASE_URL: DSS_BASE,
-    RID_AUTH_TOKEN_URL: TOKEN_URL,
+    USS_AUTH_TOKEN_URL: TOKEN_URL,
     RID_USS_BASE_URL: OWN_BASE,
   },
 ): Promise<void> {
@@ -137,7 +137,7 @@ describe("ISAs of ordinary live flights", () => {
   it.each([
     ["when RID_DSS_BASE_URL is none", { RID_DSS_BASE_URL: "none", RID_USS_BASE_URL: OWN_BASE }],
     // Live flights are announced only where others can reach this service (its own DSS included).
-    ["without this service's public base", { RID_DSS_BASE_URL: DSS_BASE, RID_AUTH_TOKEN_URL: TOKEN_URL }],
+    ["without this service's public base", { RID_DSS_BASE_URL: DSS_BASE, USS_AUTH_TOKEN_URL: TOKEN_URL }],
     ["without this service's public base, at its own DSS", {}],
   ])("registers nothing and calls nobody %s", async (_, config) => {
     const dss = standInDss();

@@ -21,7 +21,7 @@ const ISA = "0d4c5f0e-2b1a-4c3d-8e9f-001122334455";
 const configured = {
   ...env,
   RID_DSS_BASE_URL: DSS_BASE,
-  RID_AUTH_TOKEN_URL: TOKEN_URL,
+  USS_AUTH_TOKEN_URL: TOKEN_URL,
 } as typeof env;
 
 describe("DSS registration", () => {
@@ -36,7 +36,7 @@ describe("DSS registration", () => {
 
   it("registers in this service's own DSS by default, notifies the subscribers it names, and deletes there", async () => {
     const { calls, fetcher } = standIn();
-    const own = { ...env, RID_AUTH_TOKEN_URL: TOKEN_URL } as typeof env;
+    const own = { ...env, USS_AUTH_TOKEN_URL: TOKEN_URL } as typeof env;
     const dss = ridDssOf(env);
     const now = Date.now();
     const square = (lat: number, lng: number, d: number) => [

@@ -6,8 +6,9 @@ import { isObject } from "../lib/json";
 import { areaSizeError } from "../services/airspace";
 import { createPlanFlight } from "../services/flightCreation";
 import {
-  conflictingIntents,
+  type Coordination,
   conflictNote,
+  coordinate,
   IntentRefused,
   putPlanIntent,
   removePlanIntent,
@@ -80,6 +81,8 @@ interface UpsertRequest {
   usageState: "Planned" | "InUse" | "Closed";
   uasState: string;
   volumes: Volume[];
+  /** ASTM F3548-21 priority (`astm_f3548_21.priority`; 0, the lowest, when not given). */
+  priority: number;
   style: "Hypothetical" | "IfAllowed" | "InReality";
   requestId: string;
   /** What is wrong with its U-space flight authorisation data (none when valid or not given). */
@@ -103,6 +106,11 @@ function upsertRequestOf(body: unknown): UpsertRequest {
     throw new InvalidInput("flight_plan.basic_information.uas_state", "required (a string)");
   const area = info.area ?? [];
   if (!Array.isArray(area)) throw new InvalidInput("flight_plan.basic_information.area", "must be an array");
+  const astm = plan.astm_f3548_21 ?? {};
+  if (!isObject(astm)) throw new InvalidInput("flight_plan.astm_f3548_21", "must be an object");
+  const priority = astm.priority ?? 0;
+  if (typeof priority !== "number" || !Number.isInteger(priority) || priority < 0)
+    throw new InvalidInput("flight_plan.astm_f3548_21.priority", "must be a whole number, 0 or more");
   const authorisation = plan.uspace_flight_authorisation;
   if (authorisation !== undefined && !isObject(authorisation))
     throw new InvalidInput("flight_plan.uspace_flight_authorisation", "must be an object");
@@ -111,6 +119,7 @@ function upsertRequestOf(body: unknown): UpsertRequest {
     usageState: usage,
     uasState: info.uas_state,
     volumes: area.map((v, i) => volume4d(v, `flight_plan.basic_information.area.${i}`)),
+    priority,
     style,
     requestId: body.request_id,
   };
@@ -167,7 +176,7 @@ export async function upsertFlightPlan(
       includes_advisories: "NoAdvisoriesOrConditions",
     };
     if (existing) await deletePlanLink(d1, id);
-    await removePlanIntent(env, id);
+    await removePlanIntent(db, env, id);
     return response;
   }
 
@@ -194,16 +203,25 @@ export async function upsertFlightPlan(
     return rejected(
       `Not authorized automatically: ${[...new Set(blocking.map((f) => `${f.name}: ${f.reason}`))].join("; ")}`,
     );
-  // Strategic coordination: no conflict with another USS's intent (F3548 SCD0035).
-  let conflicts: Awaited<ReturnType<typeof conflictingIntents>>;
+  // Strategic coordination: no conflict with another USS's intent of equal or higher priority.
+  let coordination: Coordination;
   try {
-    conflicts = await conflictingIntents(env, request.volumes, now);
+    coordination = await coordinate(
+      db,
+      env,
+      {
+        flightPlanId: request.style === "Hypothetical" ? null : id,
+        volumes: request.volumes,
+        priority: request.priority,
+      },
+      now,
+    );
   } catch (err) {
     // The DSS refused the query (an area over its 2,500 km², say): no coordination, no plan.
     if (!(err instanceof IntentRefused)) throw err;
     return rejected(`Strategic coordination is not possible for this plan: ${err.message}`);
   }
-  if (conflicts.length > 0) return rejected(conflictNote(conflicts));
+  if (coordination.conflicts.length > 0) return rejected(conflictNote(coordination.conflicts));
 
   const status: FlightPlanStatus =
     blocking.length > 0 || (inUse && request.uasState !== "Nominal")
@@ -223,10 +241,15 @@ export async function upsertFlightPlan(
 
   try {
     await putPlanIntent(
+      db,
       env,
       id,
-      request.volumes,
-      status === "OffNominal" ? "Nonconforming" : inUse ? "Activated" : "Accepted",
+      {
+        volumes: request.volumes,
+        priority: request.priority,
+        state: status === "OffNominal" ? "Nonconforming" : inUse ? "Activated" : "Accepted",
+        key: coordination.key,
+      },
       ownOrigin,
       now,
     );
@@ -312,7 +335,7 @@ export async function deleteFlightPlan(
   if (!link) return null;
   await closeLinked(db, link, now);
   await deletePlanLink(env.DB, id);
-  await removePlanIntent(env, id);
+  await removePlanIntent(db, env, id);
   return {
     planning_result: "Completed",
     flight_plan_status: "Closed",
@@ -335,7 +358,7 @@ export async function clearArea(
   for (const link of links) {
     await closeLinked(db, link, now);
     await deletePlanLink(d1, link.id);
-    await removePlanIntent(env, link.id);
+    await removePlanIntent(db, env, link.id);
   }
   return { outcome: { success: true, message: `Closed ${links.length} flight plan(s)` } };
 }

@@ -1,5 +1,6 @@
 import type { Polygon, Position } from "../domain/geojson";
 import { circlePolygon } from "../domain/geometry/circle";
+import { polygonsMeet } from "../domain/geometry/polygonsMeet";
 import { METERS_PER_FOOT } from "../domain/units";
 import { isObject } from "../lib/json";
 
@@ -15,6 +16,8 @@ import { isObject } from "../lib/json";
 
 export interface Volume {
   area: Polygon;
+  /** The circle `area` approximates, when the volume was given as one (F3548 passes it on as such). */
+  circle?: { center: Position; radiusM: number };
   lowerM: number | null;
   upperM: number | null;
   start: number | null;
@@ -75,6 +78,7 @@ export function volume4d(v: unknown, field: string): Volume {
   const volume = v.volume;
   if (!isObject(volume)) throw new InvalidInput(`${field}.volume`, "required");
   let area: Polygon;
+  let circle: Volume["circle"];
   if (volume.outline_polygon !== undefined && volume.outline_polygon !== null) {
     const vertices = isObject(volume.outline_polygon) ? volume.outline_polygon.vertices : undefined;
     if (!Array.isArray(vertices) || vertices.length < 3)
@@ -88,6 +92,7 @@ export function volume4d(v: unknown, field: string): Volume {
     const radius = length(volume.outline_circle.radius, `${field}.volume.outline_circle.radius`);
     if (radius <= 0) throw new InvalidInput(`${field}.volume.outline_circle.radius`, "must be positive");
     area = circlePolygon(center, radius);
+    circle = { center, radiusM: radius };
   } else {
     throw new InvalidInput(`${field}.volume`, "needs outline_polygon or outline_circle");
   }
@@ -99,7 +104,7 @@ export function volume4d(v: unknown, field: string): Volume {
   const end = time(v.time_end, `${field}.time_end`);
   if (start !== null && end !== null && end < start)
     throw new InvalidInput(`${field}.time_end`, "must not be before time_start");
-  return { area, lowerM, upperM, start, end };
+  return { area, lowerM, upperM, start, end, ...(circle ? { circle } : {}) };
 }
 
 /** A Position filter (`{location, altitude?}`) as a volume one meter across at that height. */
@@ -134,5 +139,14 @@ export function rangesMeet(
 ) {
   return (
     (aLow === null || bHigh === null || aLow <= bHigh) && (bLow === null || aHigh === null || bLow <= aHigh)
+  );
+}
+
+/** Whether two volumes share a point of space and time (a missing bound is open). */
+export function volumesMeet(a: Volume, b: Volume): boolean {
+  return (
+    rangesMeet(a.start, a.end, b.start, b.end) &&
+    rangesMeet(a.lowerM, a.upperM, b.lowerM, b.upperM) &&
+    polygonsMeet(a.area, b.area)
   );
 }

@@ -47,7 +47,7 @@ const EntityReference = z.object({
   time_end: Time,
   uss_base_url: z.string(),
 });
-const OperationalIntentReference = EntityReference.extend({
+export const OperationalIntentReference = EntityReference.extend({
   state: State,
   subscription_id: z.string(),
 }).openapi("OperationalIntentReference");
@@ -99,7 +99,7 @@ const ExchangeRecord = z
     request_source: z.string().optional(),
   })
   .openapi("ExchangeRecord");
-const ErrorReport = z
+export const ErrorReport = z
   .object({ report_id: z.string().max(128).optional(), exchange: ExchangeRecord })
   .openapi("ErrorReport");
 
@@ -129,7 +129,7 @@ const PutSubscription = z
   .openapi("PutSubscriptionParameters");
 const Query = z.object({ area_of_interest: Volume4D }).openapi("QueryParameters");
 
-const json = <T extends z.ZodType>(schema: T) => ({
+export const json = <T extends z.ZodType>(schema: T) => ({
   content: { "application/json": { schema } },
   required: true,
 });

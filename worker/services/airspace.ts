@@ -21,7 +21,7 @@ import { defaultSelection, LAANC_TYPE, type Ruleset } from "../domain/airspace/r
 import { expandBox } from "../domain/airspace/spatialGrid";
 import { type BBox, bboxOf, type Point, type Polygon, type Position } from "../domain/geojson";
 import type { Db } from "../env";
-import { forbidden, notFound, problemError } from "../lib/errors";
+import { notFound, problemError } from "../lib/errors";
 import { timeWindowFrom } from "../schemas/queryFields";
 import {
   advisoryInputs,

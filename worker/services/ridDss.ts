@@ -3,22 +3,19 @@ import { ridDssOf } from "../dss/ridDss";
 import type { Bindings } from "../env";
 import { RID_SCOPES } from "../rid/constants";
 import { isaExtents, notification, type Subscriber, subscribersOf, type Volume4D } from "../rid/dss";
+import { AuthorityUnavailable, type Fetch, type UssAuthorityConfig, ussRequest } from "./ussAuthority";
 
 /**
  * Registration of this Service Provider's Identification Service Areas in an F3411-22a DSS: by
  * default this service's own (worker/dss/ridDss.ts, called through its binding, no token needed);
  * `RID_DSS_BASE_URL` (another DSS's `/rid/v2` base) points elsewhere, `none` registers nowhere.
- * `RID_AUTH_TOKEN_URL` is the authority's OAuth token endpoint (client credentials;
- * `RID_AUTH_CLIENT_ID`/`RID_AUTH_CLIENT_SECRET` when it wants them), used for another DSS and for
- * the subscribers' notifications; `RID_USS_BASE_URL` is this service's `/rid/v2` base as others
+ * Calls to another DSS and the subscribers' notifications carry the authority's tokens
+ * (worker/services/ussAuthority.ts); `RID_USS_BASE_URL` is this service's `/rid/v2` base as others
  * reach it (default: PUBLIC_URL's).
  */
 
-export interface RidDssConfig {
+export interface RidDssConfig extends UssAuthorityConfig {
   RID_DSS_BASE_URL?: string;
-  RID_AUTH_TOKEN_URL?: string;
-  RID_AUTH_CLIENT_ID?: string;
-  RID_AUTH_CLIENT_SECRET?: string;
   RID_USS_BASE_URL?: string;
   PUBLIC_URL?: string;
 }
@@ -57,41 +54,14 @@ export interface RegisteredIsa {
   version: string;
 }
 
-type Fetch = typeof fetch;
-
-/** Tokens per audience, kept until a minute before they expire. */
-const tokens = new Map<string, { token: string; until: number }>();
-
-async function accessToken(config: RidDssConfig, audience: string, fetcher: Fetch): Promise<string> {
-  const cached = tokens.get(audience);
-  if (cached && cached.until > Date.now()) return cached.token;
-  if (!config.RID_AUTH_TOKEN_URL) throw new DssUnavailable("RID_AUTH_TOKEN_URL is not set");
-  const form = new URLSearchParams({
-    grant_type: "client_credentials",
-    scope: RID_SCOPES.serviceProvider,
-    intended_audience: audience,
-  });
-  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
-  if (config.RID_AUTH_CLIENT_ID)
-    headers.Authorization = `Basic ${btoa(`${config.RID_AUTH_CLIENT_ID}:${config.RID_AUTH_CLIENT_SECRET ?? ""}`)}`;
-  const res = await fetcher(config.RID_AUTH_TOKEN_URL, { method: "POST", headers, body: form });
-  const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
-  if (!res.ok || typeof body.access_token !== "string")
-    throw new DssUnavailable(`the token endpoint answered ${res.status}`, res.status);
-  const lifetime = typeof body.expires_in === "number" ? body.expires_in : 300;
-  tokens.set(audience, { token: body.access_token, until: Date.now() + Math.max(0, lifetime - 60) * 1000 });
-  return body.access_token;
-}
-
+/** One request with a Service Provider's token; an authority that cannot be asked is the DSS's problem here. */
 async function call(config: RidDssConfig, url: string, method: string, body: unknown, fetcher: Fetch) {
-  const token = await accessToken(config, new URL(url).hostname, fetcher);
-  const res = await fetcher(url, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await res.json().catch(() => null)) as unknown;
-  return { ok: res.ok, status: res.status, body: answer };
+  try {
+    return await ussRequest(config, url, method, RID_SCOPES.serviceProvider, body, fetcher);
+  } catch (err) {
+    if (err instanceof AuthorityUnavailable) throw new DssUnavailable(err.message, err.status);
+    throw err;
+  }
 }
 
 /** Notifies each subscriber; a subscriber that is down does not undo the change (logged). */

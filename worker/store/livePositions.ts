@@ -63,3 +63,17 @@ export async function flightsReportingIn(
 export async function deleteLivePositions(db: D1Database, flightId: string): Promise<void> {
   await db.prepare("DELETE FROM live_positions WHERE flight_id = ?").bind(flightId).run();
 }
+
+/** The flight's latest indexed position (rows live about two minutes), or null. */
+export async function latestLivePosition(
+  db: D1Database,
+  flightId: string,
+): Promise<{ latitude: number; longitude: number; reportedAt: number } | null> {
+  return db
+    .prepare(
+      `SELECT latitude, longitude, reported_at AS reportedAt FROM live_positions
+       WHERE flight_id = ? ORDER BY reported_at DESC LIMIT 1`,
+    )
+    .bind(flightId)
+    .first();
+}

@@ -461,6 +461,11 @@ export const BEARER_ROUTES: string[] = [
   "POST /dss/v1/reports",
   "PUT /dss/v1/uss_availability/:uss_id",
   "GET /dss/v1/uss_availability/:uss_id",
+  // ASTM F3548-21 between USSs (worker/routes/ussScd.ts; scopes tested in test/worker/ussScd.test.ts).
+  "GET /uss/v1/operational_intents/:entityid",
+  "GET /uss/v1/operational_intents/:entityid/telemetry",
+  "POST /uss/v1/operational_intents",
+  "POST /uss/v1/reports",
   // The relay's internal API (RELAY_SECRET).
   "GET /internal/v1/flights/:flight_id/session",
   "POST /internal/v1/telemetry",

@@ -1,0 +1,82 @@
+/**
+ * This service's own calls to other USSs and DSSs (ASTM F3411 and F3548 alike) carry tokens from the
+ * ecosystem's authority: OAuth client credentials at `USS_AUTH_TOKEN_URL` (with
+ * `USS_AUTH_CLIENT_ID`/`USS_AUTH_CLIENT_SECRET` when it wants them), one token per audience and
+ * scope, `aud` being the called host as the standards' authorities issue them.
+ */
+
+export interface UssAuthorityConfig {
+  USS_AUTH_TOKEN_URL?: string;
+  USS_AUTH_CLIENT_ID?: string;
+  USS_AUTH_CLIENT_SECRET?: string;
+}
+
+export type Fetch = typeof fetch;
+
+/** The authority could not be asked, or refused; `status` is its HTTP status when it answered. */
+export class AuthorityUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Tokens per audience and scope, kept until a minute before they expire. */
+const tokens = new Map<string, { token: string; until: number }>();
+
+export async function accessToken(
+  config: UssAuthorityConfig,
+  audience: string,
+  scope: string,
+  fetcher: Fetch = fetch,
+): Promise<string> {
+  const cacheKey = `${audience} ${scope}`;
+  const cached = tokens.get(cacheKey);
+  if (cached && cached.until > Date.now()) return cached.token;
+  if (!config.USS_AUTH_TOKEN_URL) throw new AuthorityUnavailable("USS_AUTH_TOKEN_URL is not set");
+  const form = new URLSearchParams({ grant_type: "client_credentials", scope, intended_audience: audience });
+  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
+  if (config.USS_AUTH_CLIENT_ID)
+    headers.Authorization = `Basic ${btoa(`${config.USS_AUTH_CLIENT_ID}:${config.USS_AUTH_CLIENT_SECRET ?? ""}`)}`;
+  const res = await fetcher(config.USS_AUTH_TOKEN_URL, { method: "POST", headers, body: form });
+  const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
+  if (!res.ok || typeof body.access_token !== "string")
+    throw new AuthorityUnavailable(`the token endpoint answered ${res.status}`, res.status);
+  const lifetime = typeof body.expires_in === "number" ? body.expires_in : 300;
+  tokens.set(cacheKey, { token: body.access_token, until: Date.now() + Math.max(0, lifetime - 60) * 1000 });
+  return body.access_token;
+}
+
+export interface UssAnswer {
+  ok: boolean;
+  status: number;
+  body: unknown;
+}
+
+/** A peer is given this long to answer; a USS that takes longer counts as unreachable. */
+const CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * One JSON request to another USS or DSS with a token for `scope`. Throws AuthorityUnavailable
+ * without a token, and the fetch's error when the peer cannot be reached in time.
+ */
+export async function ussRequest(
+  config: UssAuthorityConfig,
+  url: string,
+  method: string,
+  scope: string,
+  body: unknown,
+  fetcher: Fetch = fetch,
+): Promise<UssAnswer> {
+  const token = await accessToken(config, new URL(url).hostname, scope, fetcher);
+  const res = await fetcher(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+  });
+  const answer = (await res.json().catch(() => null)) as unknown;
+  return { ok: res.ok, status: res.status, body: answer };
+}

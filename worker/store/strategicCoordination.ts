@@ -1,0 +1,73 @@
+import { eq, lt } from "drizzle-orm";
+import { ownOperationalIntents, peerOperationalIntents, ussReports } from "../../schema";
+import type { SqlDb } from "./accounts";
+
+/** Reads and writes of the F3548 USS-to-USS tables (migration 0022). */
+
+export interface OwnIntentRecord {
+  id: string;
+  flightPlanId: string;
+  reference: unknown;
+  details: unknown;
+}
+
+export async function findOwnIntent(db: SqlDb, id: string): Promise<OwnIntentRecord | null> {
+  const row = await db.select().from(ownOperationalIntents).where(eq(ownOperationalIntents.id, id)).get();
+  return row ? { ...row, reference: JSON.parse(row.reference), details: JSON.parse(row.details) } : null;
+}
+
+export async function saveOwnIntent(db: SqlDb, record: OwnIntentRecord, now: number): Promise<void> {
+  const values = {
+    id: record.id,
+    flightPlanId: record.flightPlanId,
+    reference: JSON.stringify(record.reference),
+    details: JSON.stringify(record.details),
+    updatedAt: now,
+  };
+  await db
+    .insert(ownOperationalIntents)
+    .values(values)
+    .onConflictDoUpdate({ target: ownOperationalIntents.id, set: values });
+}
+
+export async function deleteOwnIntent(db: SqlDb, id: string): Promise<void> {
+  await db.delete(ownOperationalIntents).where(eq(ownOperationalIntents.id, id));
+}
+
+export interface PeerIntentRecord {
+  id: string;
+  manager: string;
+  version: number;
+  ovn: string;
+  intent: unknown;
+  endsAt: number;
+}
+
+export async function findPeerIntent(db: SqlDb, id: string): Promise<PeerIntentRecord | null> {
+  const row = await db.select().from(peerOperationalIntents).where(eq(peerOperationalIntents.id, id)).get();
+  return row ? { ...row, intent: JSON.parse(row.intent) } : null;
+}
+
+/** Keeps the peer's intent as received, and forgets those that have ended. */
+export async function savePeerIntent(db: SqlDb, record: PeerIntentRecord, now: number): Promise<void> {
+  const values = { ...record, intent: JSON.stringify(record.intent), receivedAt: now };
+  await db.batch([
+    db.delete(peerOperationalIntents).where(lt(peerOperationalIntents.endsAt, now)),
+    db
+      .insert(peerOperationalIntents)
+      .values(values)
+      .onConflictDoUpdate({ target: peerOperationalIntents.id, set: values }),
+  ]);
+}
+
+export async function deletePeerIntent(db: SqlDb, id: string): Promise<void> {
+  await db.delete(peerOperationalIntents).where(eq(peerOperationalIntents.id, id));
+}
+
+export async function saveUssReport(
+  db: SqlDb,
+  report: { id: string; reporter: string; report: unknown },
+  now: number,
+): Promise<void> {
+  await db.insert(ussReports).values({ ...report, report: JSON.stringify(report.report), receivedAt: now });
+}
