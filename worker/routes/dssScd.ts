@@ -29,11 +29,13 @@ const {
   availabilityArbitration: AA,
 } = SCD_SCOPES;
 
-const guarded = (tag: string, ...scopes: string[]) => ({
-  tags: [`UTM DSS: ${tag}`],
+/** An F3548 route's tag, its scopes (any one) in the document, and their check and rate limit. */
+export const utmGuarded = (tag: string, ...scopes: string[]) => ({
+  tags: [tag],
   security: scopes.map((s) => ({ InterussBearer: [s] })),
   middleware: [requireScope(scopes[0]!, ...scopes.slice(1)), limitPerSubject()],
 });
+const guarded = (tag: string, ...scopes: string[]) => utmGuarded(`UTM DSS: ${tag}`, ...scopes);
 
 const State = z.enum(["Accepted", "Activated", "Nonconforming", "Contingent"]);
 const Availability = z.enum(["Unknown", "Normal", "Down"]).openapi("UssAvailabilityState");

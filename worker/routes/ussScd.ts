@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SCD_SCOPES } from "../dss/scdDss";
 import type { AppEnv } from "../env";
-import { callerOf, requireScope } from "../interuss/auth";
+import { callerOf } from "../interuss/auth";
 import {
   AUTH_ERRORS,
   errorResponse,
@@ -9,7 +9,6 @@ import {
   jsonResponse,
   renderInterussError,
 } from "../interuss/http";
-import { limitPerSubject } from "../interuss/rateLimit";
 import { InvalidInput } from "../interuss/volumes";
 import {
   NotificationRefused,
@@ -19,7 +18,7 @@ import {
   receiveUssReport,
 } from "../services/operationalIntents";
 import { absent, Volume4D } from "./dss";
-import { ErrorReport, json, OperationalIntentReference } from "./dssScd";
+import { ErrorReport, json, OperationalIntentReference, utmGuarded } from "./dssScd";
 
 /**
  * ASTM F3548-21 between USSs (`/uss/v1/…`, astm-utm/Protocol `utm.yaml` 1.0.0, the p2p_utm
@@ -37,11 +36,7 @@ const {
   availabilityArbitration: AA,
 } = SCD_SCOPES;
 
-const guarded = (...scopes: string[]) => ({
-  tags: ["UTM USS: operational intents"],
-  security: scopes.map((s) => ({ InterussBearer: [s] })),
-  middleware: [requireScope(scopes[0]!, ...scopes.slice(1)), limitPerSubject()],
-});
+const guarded = (...scopes: string[]) => utmGuarded("UTM USS: operational intents", ...scopes);
 
 const Details = z
   .object({
