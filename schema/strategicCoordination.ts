@@ -51,3 +51,19 @@ export const ussReports = sqliteTable("uss_reports", {
   report: text("report").notNull(),
   receivedAt: integer("received_at").notNull(),
 });
+
+/**
+ * What strategic coordination told the planning user (flight_planning/v1 `user_notifications`):
+ * conflicts this service's plans caused (SCD0090) or met (SCD0095).
+ */
+export const userNotifications = sqliteTable(
+  "user_notifications",
+  {
+    id: text("id").primaryKey(),
+    observedAt: integer("observed_at").notNull(),
+    /** `Single` or `Multiple` (the interface's UserNotificationConflicts). */
+    conflicts: text("conflicts").notNull(),
+    message: text("message").notNull(),
+  },
+  (t) => [index("user_notifications_observed").on(t.observedAt)],
+);

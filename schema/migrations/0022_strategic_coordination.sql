@@ -1,5 +1,6 @@
 -- Issue 40: ASTM F3548-21 between USSs (schema/strategicCoordination.ts): this service's own
--- operational intents with their details, other USSs' intents as received, and their reports.
+-- operational intents with their details, other USSs' intents as received, their reports, and
+-- the conflicts told to the planning user.
 CREATE TABLE `own_operational_intents` (
 	`id` text PRIMARY KEY NOT NULL,
 	`flight_plan_id` text NOT NULL,
@@ -28,3 +29,12 @@ CREATE TABLE `uss_reports` (
 	`report` text NOT NULL,
 	`received_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `user_notifications` (
+	`id` text PRIMARY KEY NOT NULL,
+	`observed_at` integer NOT NULL,
+	`conflicts` text NOT NULL,
+	`message` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `user_notifications_observed` ON `user_notifications` (`observed_at`);

@@ -539,7 +539,8 @@ describe("flight_planning/v1 (flight check table)", () => {
 
   it("plans, activates, replays a request, closes, and creates the flight under the InterUSS account", async () => {
     const id = crypto.randomUUID();
-    const planned = await putPlan(id, upsert("Planned", EAST, 60));
+    // Later than the check table's plans there, which it would meet (plans are deconflicted, own ones too).
+    const planned = await putPlan(id, upsert("Planned", EAST, 60, "IfAllowed", Date.now() + 10 * HOUR));
     expect(planned.flight_plan_status).toBe("Planned");
     // The plan and its flight are a pilot's like any other, under the service account.
     const rows = await env.DB.prepare(
@@ -572,7 +573,7 @@ describe("flight_planning/v1 (flight check table)", () => {
 
   it("answers a hypothetical plan without keeping it", async () => {
     const id = crypto.randomUUID();
-    const res = await putPlan(id, upsert("Planned", EAST, 60, "Hypothetical"));
+    const res = await putPlan(id, upsert("Planned", EAST, 60, "Hypothetical", Date.now() + 12 * HOUR));
     expect(res.planning_result).toBe("Completed");
     expect(
       (await call(`${PLAN}/flight_plans/${id}`, { method: "DELETE", token: planDirectToken })).status,

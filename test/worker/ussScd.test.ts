@@ -85,6 +85,12 @@ async function peerIntent(sub: string, id: string, volume: ReturnType<typeof vol
   return made.value.operational_intent_reference;
 }
 
+async function userNotifications(after: string) {
+  const res = await call(`${PLAN}/user_notifications?after=${after}`, { token: planToken });
+  expect(res.status, res.text).toBe(200);
+  return res.json.user_notifications as any[];
+}
+
 const notify = (token: string, body: unknown) =>
   call(`${USS}/operational_intents`, { method: "POST", token, body });
 const subscriptions = [{ subscription_id: crypto.randomUUID(), notification_index: 1 }];
@@ -182,8 +188,18 @@ describe("F3548-21 USS: other USSs' intents, notified and planned around", () =>
     expect((await plan(crypto.randomUUID(), volumeAt(...HERE, 0, 120, start), 2)).planning_result).toBe(
       "Rejected",
     );
+    const before = new Date(Date.now() - 1000).toISOString();
     const higher = await plan(crypto.randomUUID(), volumeAt(...HERE, 0, 120, start), 3);
     expect(higher.planning_result, higher.notes).toBe("Completed");
+    // SCD0090: the user is told its plan now conflicts with a lower-priority intent.
+    const told = await userNotifications(before);
+    expect(told).toEqual([
+      {
+        observed_at: { value: expect.any(String), format: "RFC3339" },
+        conflicts: "Single",
+        message: expect.stringContaining(theirs),
+      },
+    ]);
   });
 
   it("refuses notifications from another manager (403), of older versions (409) and of bad details (400)", async () => {
@@ -214,6 +230,134 @@ describe("F3548-21 USS: other USSs' intents, notified and planned around", () =>
     const refused = await plan(crypto.randomUUID(), volumeAt(...HERE, 0, 120, start), 9);
     expect(refused.planning_result).toBe("Rejected");
     expect(refused.notes).toContain("could not be asked");
+  });
+});
+
+describe("F3548-21 USS: the planning rules on Windsock's own plans", () => {
+  /**
+   * The qualifier's valid_flight triangle (about 60 m across, 0–30 m): its apex at the point, opening
+   * north (`dir` 1) or south (-1).
+   */
+  const triangle = (lat: number, lng: number, dir: 1 | -1, startMs: number) => ({
+    volume: {
+      outline_polygon: {
+        vertices: [
+          { lat, lng },
+          { lat: lat + dir * 0.00042, lng: lng - 0.0003 },
+          { lat: lat + dir * 0.00042, lng: lng + 0.0003 },
+        ],
+      },
+      altitude_lower: { value: 0, reference: "W84", units: "M" },
+      altitude_upper: { value: 30, reference: "W84", units: "M" },
+    },
+    time_start: rfc3339(startMs),
+    time_end: rfc3339(startMs + HOUR),
+  });
+
+  it("refuses a plan that meets its own by a centimetre (GEN0500), naming it", async () => {
+    const start = Date.now() + HOUR;
+    // valid_flight opens north from its apex; the tiny overlap opens south from 1.1 cm north of it.
+    const first = await plan(crypto.randomUUID(), triangle(23.2, -157.3, 1, start) as any);
+    expect(first.planning_result, first.notes).toBe("Completed");
+    const overlap = await plan(crypto.randomUUID(), triangle(23.2 + 0.0000001, -157.3, -1, start) as any);
+    expect(overlap.planning_result).toBe("Rejected");
+    expect(overlap.notes).toContain("(windsock, Accepted: priority 0, not below this plan's 0)");
+    // With its apex 1.1 cm south of the other's, it no longer meets: planned.
+    const apart = triangle(23.2 - 0.0000001, -157.3, -1, start);
+    expect((await plan(crypto.randomUUID(), apart as any)).planning_result).toBe("Completed");
+  });
+
+  it("refuses a plan starting more than 30 days ahead (OPIN0030) or already ended", async () => {
+    const far = await plan(crypto.randomUUID(), volumeAt(23.5, -157.5, 0, 30, Date.now() + 32 * 24 * HOUR));
+    expect(far.planning_result).toBe("Rejected");
+    expect(far.notes).toContain("more than 30 days ahead");
+    const ended = volumeAt(23.5, -157.5, 0, 30, Date.now() - HOUR - 5000);
+    const past = await plan(crypto.randomUUID(), ended);
+    expect(past.planning_result).toBe("Rejected");
+    expect(past.notes).toContain("in the past");
+  });
+
+  it("keeps an Activated plan's earlier conflict through a change (SCD0030), tells its user (SCD0095), goes off-nominal over it", async () => {
+    const HERE = [23.8, -157.8] as const;
+    const start = Date.now() - 60_000;
+    const id = crypto.randomUUID();
+    const inUse = (volume: ReturnType<typeof volumeAt>, uasState = "Nominal") => ({
+      ...planBody(volume),
+      flight_plan: { basic_information: { usage_state: "InUse", uas_state: uasState, area: [volume] } },
+    });
+    const put = async (body: unknown) => {
+      const res = await call(`${PLAN}/flight_plans/${id}`, { method: "PUT", token: planToken, body });
+      expect(res.status, res.text).toBe(200);
+      return res.json;
+    };
+    const activated = await put(inUse(volumeAt(...HERE, 0, 50, start)));
+    expect(activated.flight_plan_status, activated.notes).toBe("OkToFly");
+    const ours = (await call(`${USS}/operational_intents/${await intentIdOf(id)}`, { token: peerB })).json
+      .operational_intent;
+
+    // Another USS activates a higher-priority intent over it, naming its OVN, and notifies its subscription.
+    const after = new Date(Date.now() - 1000).toISOString();
+    const theirs = crypto.randomUUID();
+    const theirVolume = volumeAt(...HERE, 0, 80, start);
+    const peer = { sub: "peer-e", scopes: [SC] };
+    const theirParams = {
+      extents: [theirVolume],
+      key: [ours.reference.ovn],
+      state: "Accepted",
+      uss_base_url: "https://peer-e.invalid",
+      new_subscription: { uss_base_url: "https://peer-e.invalid" },
+    };
+    const accepted = (await scd().putOperationalIntent(peer, theirs, undefined, theirParams)) as any;
+    expect(accepted.ok, JSON.stringify(accepted)).toBe(true);
+    const acceptedOvn = ((await scd().getOperationalIntent("peer-e", theirs)) as any).value
+      .operational_intent_reference.ovn;
+    const made = (await scd().putOperationalIntent(peer, theirs, acceptedOvn, {
+      ...theirParams,
+      state: "Activated",
+      new_subscription: undefined,
+      subscription_id: accepted.value.operational_intent_reference.subscription_id,
+    })) as any;
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+    const reference = {
+      ...made.value.operational_intent_reference,
+      ovn: ((await scd().getOperationalIntent("peer-e", theirs)) as any).value.operational_intent_reference
+        .ovn,
+    };
+    const peerE = await interussToken([SC], { sub: "peer-e" });
+    const notified = await notify(peerE, {
+      operational_intent_id: theirs,
+      operational_intent: {
+        reference,
+        details: { volumes: [theirVolume], off_nominal_volumes: [], priority: 5 },
+      },
+      subscriptions: [{ subscription_id: ours.reference.subscription_id, notification_index: 2 }],
+    });
+    expect(notified.status).toBe(204);
+    expect(await userNotifications(after)).toContainEqual(
+      expect.objectContaining({ conflicts: "Single", message: expect.stringContaining(theirs) }),
+    );
+
+    // Changed while still meeting it: the conflict was there before, so the change stands.
+    const changed = await put(inUse(volumeAt(...HERE, 0, 60, start)));
+    expect(changed.planning_result, changed.notes).toBe("Completed");
+    // A new flight there would gain that conflict: refused.
+    const fresh = await call(`${PLAN}/flight_plans/${crypto.randomUUID()}`, {
+      method: "PUT",
+      token: planToken,
+      body: inUse(volumeAt(...HERE, 0, 60, start)),
+    });
+    expect(fresh.json.planning_result).toBe("Rejected");
+    // Off-nominal over it: shared as Nonconforming, not deconflicted.
+    const offNominal = await put(inUse(volumeAt(...HERE, 0, 60, start), "OffNominal"));
+    expect(offNominal).toMatchObject({ planning_result: "Completed", flight_plan_status: "OffNominal" });
+    const shared = (await call(`${USS}/operational_intents/${await intentIdOf(id)}`, { token: peerB })).json
+      .operational_intent;
+    expect(shared.reference.state).toBe("Nonconforming");
+    expect(shared.details.off_nominal_volumes).toHaveLength(1);
+    const telemetry = await call(`${USS}/operational_intents/${await intentIdOf(id)}/telemetry`, {
+      token: await interussToken([CMSA], { sub: "peer-e" }),
+    });
+    expect(telemetry.status).toBe(412);
   });
 });
 
@@ -292,7 +436,7 @@ describe("F3548-21 USS: Windsock asks other USSs and tells its subscribers (stan
     const refused = await coordinate(
       db,
       config,
-      { flightPlanId: null, volumes: [meeting], priority: 0 },
+      { flightPlanId: null, volumes: [meeting], priority: 0, inUse: false },
       now,
       peer.fetcher,
     );
@@ -310,7 +454,7 @@ describe("F3548-21 USS: Windsock asks other USSs and tells its subscribers (stan
     const clear = await coordinate(
       db,
       config,
-      { flightPlanId: planId, volumes: [above], priority: 0 },
+      { flightPlanId: planId, volumes: [above], priority: 0, inUse: false },
       now,
       peer.fetcher,
     );

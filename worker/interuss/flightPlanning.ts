@@ -12,9 +12,11 @@ import {
   IntentRefused,
   putPlanIntent,
   removePlanIntent,
+  tellUser,
 } from "../services/operationalIntents";
 import { deleteInactiveFlight, deletePlan, endFlight, findFlight, insertPlan } from "../store/flights";
 import { ensurePilot } from "../store/pilots";
+import { userNotificationsBetween } from "../store/strategicCoordination";
 import { assessVolume, type Finding } from "./assessment";
 import { deletePlanLink, findPlanLink, type PlanLink, planLinksIn, putPlanLink } from "./store";
 import { InvalidInput, type Volume, volume4d } from "./volumes";
@@ -125,6 +127,26 @@ function upsertRequestOf(body: unknown): UpsertRequest {
   };
 }
 
+/** OiMaxPlanHorizon (F3548 OPIN0030): no operational intent may start later than this from now. */
+const MAX_PLAN_HORIZON_MS = 30 * 24 * 3600_000;
+
+/** Why the plan's times cannot be an operational intent (OPIN0030, USS0105: no end in the past), or null. */
+function timingProblem(volumes: Volume[], now: number): string | null {
+  const tooLate = volumes.find((v) => v.start !== null && v.start > now + MAX_PLAN_HORIZON_MS);
+  if (tooLate)
+    return `The flight plan starts more than 30 days ahead (${new Date(tooLate.start!).toISOString()}): plan it within 30 days of its start`;
+  const ended = volumes.find((v) => v.end !== null && v.end < now);
+  if (ended)
+    return `The flight plan has a volume that ended at ${new Date(ended.end!).toISOString()}, in the past`;
+  return null;
+}
+
+/** The F3548 state of a plan's intent: Contingent and Nonconforming when off-nominal, else by its use. */
+function intentState(status: FlightPlanStatus, uasState: string) {
+  if (status === "OffNominal") return uasState === "Contingent" ? "Contingent" : "Nonconforming";
+  return status === "OkToFly" ? "Activated" : "Accepted";
+}
+
 /** One polygon for the plan: the volume itself, or the box around several (a superset, as allowed). */
 function planArea(volumes: Volume[]): Polygon {
   if (volumes.length === 1) return volumes[0]!.area;
@@ -193,6 +215,8 @@ export async function upsertFlightPlan(
   const area = planArea(request.volumes);
   if (areaSizeError(area))
     return rejected("The flight plan's area spans more than 1° of latitude or longitude");
+  const timing = timingProblem(request.volumes, now);
+  if (timing) return rejected(timing);
 
   const findings = (
     await Promise.all(request.volumes.map((volume) => assessVolume(db, d1, volume, { now })))
@@ -203,7 +227,15 @@ export async function upsertFlightPlan(
     return rejected(
       `Not authorized automatically: ${[...new Set(blocking.map((f) => `${f.name}: ${f.reason}`))].join("; ")}`,
     );
-  // Strategic coordination: no conflict with another USS's intent of equal or higher priority.
+  const status: FlightPlanStatus =
+    blocking.length > 0 || (inUse && request.uasState !== "Nominal")
+      ? "OffNominal"
+      : inUse
+        ? "OkToFly"
+        : "Planned";
+  // Strategic coordination: no conflict with an intent of equal or higher priority. An off-nominal
+  // flight is not deconflicted (F3548: it must be shared whatever it meets); its key is still found,
+  // for a new intent is first written Accepted.
   let coordination: Coordination;
   try {
     coordination = await coordinate(
@@ -213,6 +245,7 @@ export async function upsertFlightPlan(
         flightPlanId: request.style === "Hypothetical" ? null : id,
         volumes: request.volumes,
         priority: request.priority,
+        inUse,
       },
       now,
     );
@@ -221,14 +254,9 @@ export async function upsertFlightPlan(
     if (!(err instanceof IntentRefused)) throw err;
     return rejected(`Strategic coordination is not possible for this plan: ${err.message}`);
   }
-  if (coordination.conflicts.length > 0) return rejected(conflictNote(coordination.conflicts));
+  if (status !== "OffNominal" && coordination.conflicts.length > 0)
+    return rejected(conflictNote(coordination.conflicts));
 
-  const status: FlightPlanStatus =
-    blocking.length > 0 || (inUse && request.uasState !== "Nominal")
-      ? "OffNominal"
-      : inUse
-        ? "OkToFly"
-        : "Planned";
   const response: UpsertResponse = {
     planning_result: "Completed",
     flight_plan_status: status,
@@ -247,7 +275,7 @@ export async function upsertFlightPlan(
       {
         volumes: request.volumes,
         priority: request.priority,
-        state: status === "OffNominal" ? "Nonconforming" : inUse ? "Activated" : "Accepted",
+        state: intentState(status, request.uasState),
         key: coordination.key,
       },
       ownOrigin,
@@ -258,6 +286,14 @@ export async function upsertFlightPlan(
     if (!(err instanceof IntentRefused)) throw err;
     return { planning_result: "Failed", flight_plan_status: currentStatus, notes: err.message };
   }
+  // SCD0090: the plan now conflicts with intents of lower priority; its user is told.
+  if (coordination.preempted.length > 0)
+    await tellUser(
+      db,
+      coordination.preempted.length,
+      `Flight plan ${id} conflicts with lower-priority operational intents: ${coordination.preempted.map((r) => `${r.id} (${r.manager})`).join("; ")}`,
+      now,
+    );
   // A modified plan replaces the old one: its flight is closed and a new plan and flight are made.
   if (existing) await closeLinked(db, existing, now);
   const starts = request.volumes.map((v) => v.start).filter((t): t is number => t !== null);
@@ -364,14 +400,25 @@ export async function clearArea(
 }
 
 /**
- * GET /user_notifications: what the virtual user was told outside a planning answer. This service
- * sends no such notices (no conflict alerts without strategic deconfliction), so the list is empty
- * for any valid window.
+ * GET /user_notifications: what the virtual user was told outside a planning answer: the conflicts
+ * strategic coordination raised for its plans (worker/services/operationalIntents.ts), observed in
+ * the window (`before` defaults to now).
  */
-export function userNotifications(after: string | undefined, before: string | undefined, now: number) {
-  notificationWindow(after, before, now);
-  // None are raised yet (see above): an empty list of the interface's UserNotification.
-  return { user_notifications: [] as never[] };
+export async function userNotifications(
+  db: Db,
+  after: string | undefined,
+  before: string | undefined,
+  now: number,
+) {
+  const window = notificationWindow(after, before, now);
+  const notifications = await userNotificationsBetween(db, window.after, Math.min(window.before, now));
+  return {
+    user_notifications: notifications.map((n) => ({
+      observed_at: { value: new Date(n.observedAt).toISOString(), format: "RFC3339" as const },
+      conflicts: n.conflicts,
+      message: n.message,
+    })),
+  };
 }
 
 /** The `after` and `before` of a user_notifications query (ms); `before` defaults to now. */

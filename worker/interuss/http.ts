@@ -43,14 +43,12 @@ export const AUTH_ERRORS = {
   429: errorResponse("Too many requests from this client; see Retry-After"),
 } as const;
 
-/**
- * A notification the USS would show its user (interfaces' user_notification.yaml). Windsock raises
- * none yet, so lists are empty; the item is typed so clients generated from /openapi.json know it.
- */
+/** A notification shown to the planning user (interfaces' user_notification.yaml). */
 export const UserNotification = z
   .object({
     observed_at: z.object({ value: z.string(), format: z.literal("RFC3339") }),
-    conflicts: z.string().optional(),
+    conflicts: z.enum(["Unknown", "None", "Single", "Multiple"]).optional(),
+    message: z.string().optional(),
   })
   .openapi("UserNotification");
 

@@ -280,9 +280,9 @@ export const interussRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHo
   .openapi(routes.clearArea, async (c) =>
     c.json(await clearArea(c.var.db, c.env, c.req.valid("json"), Date.now()), 200),
   )
-  .openapi(routes.notifications, (c) => {
+  .openapi(routes.notifications, async (c) => {
     const { after, before } = c.req.valid("query");
-    return c.json(userNotifications(after, before, Date.now()), 200);
+    return c.json(await userNotifications(c.var.db, after, before, Date.now()), 200);
   });
 
 interussRoutes.onError(

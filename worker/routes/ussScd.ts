@@ -142,7 +142,7 @@ export const ussScdRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook
   })
   .openapi(routes.notify, async (c) => {
     try {
-      await receiveIntentNotification(c.var.db, callerOf(c).sub, c.req.valid("json"), Date.now());
+      await receiveIntentNotification(c.var.db, c.env, callerOf(c).sub, c.req.valid("json"), Date.now());
     } catch (err) {
       if (err instanceof NotificationRefused) return c.json({ message: err.message }, err.status);
       throw err;

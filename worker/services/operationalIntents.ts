@@ -14,6 +14,7 @@ import { InvalidInput, type Volume, volume4d, volumesMeet } from "../interuss/vo
 import type { SqlDb } from "../store/accounts";
 import { latestLivePosition } from "../store/livePositions";
 import {
+  addUserNotification,
   deleteOwnIntent,
   deletePeerIntent,
   findOwnIntent,
@@ -108,7 +109,7 @@ const unwrap = <T>(outcome: Outcome<T>, what: string): T => {
 
 export class IntentRefused extends Error {}
 
-/** Another USS's intent the plan may not meet, and why. */
+/** An intent the plan may not meet, and why. */
 export interface Conflict {
   reference: OperationalIntentReference;
   reason: string;
@@ -116,15 +117,19 @@ export interface Conflict {
 
 export interface Coordination {
   conflicts: Conflict[];
+  /** Intents of lower priority the plan meets: allowed, and told to its user (SCD0090). */
+  preempted: OperationalIntentReference[];
   /** The OVNs the DSS will ask the plan's key to name (every intent it meets, but its own). */
   key: string[];
 }
 
-/** What planning needs of the plan: its id (null while hypothetical), volumes and priority. */
+/** What planning needs of the plan: its id (null while hypothetical), volumes, priority and use. */
 export interface PlanShape {
   flightPlanId: string | null;
   volumes: Volume[];
   priority: number;
+  /** In use: conflicts its Activated intent already had may remain through a change (SCD0030). */
+  inUse: boolean;
 }
 
 /**
@@ -153,18 +158,27 @@ async function intentsAround(env: Bindings, volumes: Volume4DInput[]): Promise<O
   return [...found.values()];
 }
 
-type PeerView =
+/** An intent as planning weighs it: its OVN, volumes (nominal and off-nominal) and priority. */
+type IntentView =
   | { ok: true; ovn: string; volumes: Volume[]; priority: number }
   | { ok: false; reason: string };
 
-/** A peer's intent as its volumes and priority: what it last notified at this version, else asked of it. */
+/** One of this service's own intents, from the details it keeps. */
+async function ownView(db: SqlDb, reference: OperationalIntentReference): Promise<IntentView> {
+  const record = await findOwnIntent(db, reference.id);
+  if (!record) return { ok: false, reason: "its details are not kept here" };
+  const details = readDetails(record.details, "details");
+  return { ok: true, ovn: reference.ovn, ...details };
+}
+
+/** A peer's intent: what it last notified at this version, else asked of its USS (and kept). */
 async function peerView(
   db: SqlDb,
   config: UssAuthorityConfig,
   reference: OperationalIntentReference,
   now: number,
   fetcher: Fetch,
-): Promise<PeerView> {
+): Promise<IntentView> {
   const known = await findPeerIntent(db, reference.id);
   let intent = known && known.version === reference.version ? known.intent : undefined;
   if (intent === undefined) {
@@ -191,9 +205,12 @@ async function peerView(
   }
 }
 
+const meet = (ours: Volume[], theirs: Volume[]) => ours.some((a) => theirs.some((b) => volumesMeet(a, b)));
+
 /**
- * What planning these volumes at this priority meets in the DSS: the conflicts that refuse it, and
- * the key its write must carry.
+ * What planning these volumes at this priority meets in the DSS, this service's own intents and
+ * other USSs' alike: the conflicts that refuse it, the lower-priority intents it preempts, and the
+ * key its write must carry.
  */
 export async function coordinate(
   db: SqlDb,
@@ -204,35 +221,39 @@ export async function coordinate(
 ): Promise<Coordination> {
   const ownId = plan.flightPlanId === null ? null : await intentIdOf(plan.flightPlanId);
   const config = env as Bindings & UssAuthorityConfig;
-  const conflicts: Conflict[] = [];
-  const key: string[] = [];
+  const current = ownId === null ? null : await findOwnIntent(db, ownId);
+  // SCD0030: changing an Activated intent may keep the conflicts it already had.
+  const before =
+    current && plan.inUse && (current.reference as OperationalIntentReference).state === "Activated"
+      ? readDetails(current.details, "details").volumes
+      : [];
+  const coordination: Coordination = { conflicts: [], preempted: [], key: [] };
   const around = await intentsAround(
     env,
     plan.volumes.map((v) => f3548Volume(v, now)),
   );
   for (const reference of around) {
     if (reference.id === ownId) continue;
-    if (reference.manager === OWN_MANAGER) {
-      key.push(reference.ovn);
-      continue;
-    }
-    const blocking = reference.state === "Accepted" || reference.state === "Activated";
-    const peer = await peerView(db, config, reference, now, fetcher);
-    if (!peer.ok) {
+    const view =
+      reference.manager === OWN_MANAGER
+        ? await ownView(db, reference)
+        : await peerView(db, config, reference, now, fetcher);
+    if (!view.ok) {
       // Neither clear nor nameable in the key (a Down USS's Accepted intent needs no key, but may still be there).
-      conflicts.push({ reference, reason: peer.reason });
+      coordination.conflicts.push({ reference, reason: view.reason });
       continue;
     }
-    key.push(peer.ovn);
-    if (!blocking || peer.priority < plan.priority) continue;
-    const meets = plan.volumes.some((ours) => peer.volumes.some((theirs) => volumesMeet(ours, theirs)));
-    if (meets)
-      conflicts.push({
+    coordination.key.push(view.ovn);
+    const blocking = reference.state === "Accepted" || reference.state === "Activated";
+    if (!blocking || !meet(plan.volumes, view.volumes)) continue;
+    if (view.priority < plan.priority) coordination.preempted.push(reference);
+    else if (!meet(before, view.volumes))
+      coordination.conflicts.push({
         reference,
-        reason: `priority ${peer.priority}, not below this plan's ${plan.priority}`,
+        reason: `priority ${view.priority}, not below this plan's ${plan.priority}`,
       });
   }
-  return { conflicts, key };
+  return coordination;
 }
 
 /** The planner's note for a refused plan: each conflicting intent, its manager and why. */
@@ -263,22 +284,36 @@ export async function putPlanIntent(
   // Its implicit subscription (Activated needs one), made with the first write and kept after.
   const subscription = current.ok ? current.value.operational_intent_reference.subscription_id : undefined;
   const volumes = plan.volumes.map((v) => f3548Volume(v, now));
-  const written = (await dss.putOperationalIntent(CALLER, id, ovn, {
-    extents: volumes,
-    key: plan.key,
-    state: plan.state,
-    uss_base_url: ownBaseUrl,
-    ...(subscription && subscription !== NULL_SUBSCRIPTION_ID
-      ? { subscription_id: subscription }
-      : { new_subscription: { uss_base_url: ownBaseUrl } }),
-  })) as Outcome<{
+  type Written = {
     operational_intent_reference: OperationalIntentReference;
     subscribers: SubscriberToNotify[];
-  }>;
-  const { operational_intent_reference: reference, subscribers } = unwrap(
-    written,
-    "writing the operational intent",
-  );
+  };
+  const write = async (
+    state: OperationalIntentState,
+    at: string | undefined,
+    subscriptionId: string | undefined,
+  ) =>
+    unwrap(
+      (await dss.putOperationalIntent(CALLER, id, at, {
+        extents: volumes,
+        key: plan.key,
+        state,
+        uss_base_url: ownBaseUrl,
+        ...(subscriptionId && subscriptionId !== NULL_SUBSCRIPTION_ID
+          ? { subscription_id: subscriptionId }
+          : { new_subscription: { uss_base_url: ownBaseUrl } }),
+      })) as Outcome<Written>,
+      "writing the operational intent",
+    );
+  // A DSS creates intents Accepted only: a plan first flown (or off-nominal) is created, then moved on.
+  let written = await write(ovn === undefined ? "Accepted" : plan.state, ovn, subscription);
+  if (written.operational_intent_reference.state !== plan.state)
+    written = await write(
+      plan.state,
+      written.operational_intent_reference.ovn,
+      written.operational_intent_reference.subscription_id,
+    );
+  const { operational_intent_reference: reference, subscribers } = written;
   const offNominal = plan.state === "Nonconforming" || plan.state === "Contingent";
   const details: OperationalIntentDetails = {
     volumes: plan.state === "Contingent" ? [] : volumes,
@@ -386,16 +421,7 @@ function parseIntent(intent: unknown, field: string): ParsedIntent {
     throw new InvalidInput(`${field}.reference.version`, "required (a number)");
   if (typeof ovn !== "string" || ovn.length === 0)
     throw new InvalidInput(`${field}.reference.ovn`, "required (the OVN)");
-  const details = o?.details ?? {};
-  const list = (name: "volumes" | "off_nominal_volumes") => {
-    const value = details[name] ?? [];
-    if (!Array.isArray(value)) throw new InvalidInput(`${field}.details.${name}`, "must be an array");
-    return value.map((v, i) => volume4d(v, `${field}.details.${name}.${i}`));
-  };
-  const volumes = [...list("volumes"), ...list("off_nominal_volumes")];
-  const priority = details.priority ?? 0;
-  if (typeof priority !== "number" || !Number.isInteger(priority))
-    throw new InvalidInput(`${field}.details.priority`, "must be an integer");
+  const { volumes, priority } = readDetails(o?.details ?? {}, `${field}.details`);
   const ends = volumes.map((v) => v.end).filter((t): t is number => t !== null);
   return {
     reference: { id, version, ovn, manager: typeof manager === "string" ? manager : "" },
@@ -403,6 +429,20 @@ function parseIntent(intent: unknown, field: string): ParsedIntent {
     priority,
     endsAt: ends.length > 0 ? Math.max(...ends) : Number.MAX_SAFE_INTEGER,
   };
+}
+
+/** OperationalIntentDetails read: every volume (nominal and off-nominal) and the priority (0 if absent). */
+function readDetails(details: unknown, field: string): { volumes: Volume[]; priority: number } {
+  const d = (details ?? {}) as Record<string, unknown>;
+  const list = (name: "volumes" | "off_nominal_volumes") => {
+    const value = d[name] ?? [];
+    if (!Array.isArray(value)) throw new InvalidInput(`${field}.${name}`, "must be an array");
+    return value.map((v, i) => volume4d(v, `${field}.${name}.${i}`));
+  };
+  const priority = d.priority ?? 0;
+  if (typeof priority !== "number" || !Number.isInteger(priority))
+    throw new InvalidInput(`${field}.priority`, "must be an integer");
+  return { volumes: [...list("volumes"), ...list("off_nominal_volumes")], priority };
 }
 
 /** The row kept of a peer's intent: the intent as received, with what planning looks it up by. */
@@ -428,12 +468,19 @@ export class NotificationRefused extends Error {
 /**
  * `POST /uss/v1/operational_intents` from `sender`: keeps the peer's new details (or forgets a
  * removed intent) for planning. Refuses a sender that does not manage the intent this service knows,
- * and a version older than the one it holds (or the same version with other content).
+ * and a version older than the one it holds (or the same version with other content). A changed
+ * intent that meets one of this service's Accepted or Activated intents (found through the
+ * subscriptions the notification names) is told to the planning user (SCD0095).
  */
 export async function receiveIntentNotification(
   db: SqlDb,
+  env: Bindings,
   sender: string,
-  notification: { operational_intent_id: string; operational_intent?: unknown },
+  notification: {
+    operational_intent_id: string;
+    operational_intent?: unknown;
+    subscriptions: { subscription_id: string }[];
+  },
   now: number,
 ): Promise<void> {
   const id = notification.operational_intent_id;
@@ -459,6 +506,50 @@ export async function receiveIntentNotification(
   if (known && parsed.reference.version === known.version && !same)
     throw new NotificationRefused(409, `version ${known.version} was received before with other content`);
   await savePeerIntent(db, peerRecord(notification.operational_intent, parsed, sender), now);
+  const state = (notification.operational_intent as { reference?: { state?: unknown } }).reference?.state;
+  if (!same && (state === "Accepted" || state === "Activated")) {
+    const met = await ownIntentsMet(db, env, notification.subscriptions, parsed.volumes);
+    if (met.length > 0)
+      await tellUser(
+        db,
+        met.length,
+        `Operational intent ${id} of ${sender} now conflicts with ${met.join(", ")}`,
+        now,
+      );
+  }
+}
+
+/** This service's Accepted or Activated intents behind the subscriptions that the volumes meet. */
+async function ownIntentsMet(
+  db: SqlDb,
+  env: Bindings,
+  subscriptions: { subscription_id: string }[],
+  volumes: Volume[],
+): Promise<string[]> {
+  const dss = scdDssOf(env);
+  const met = new Set<string>();
+  for (const { subscription_id } of subscriptions) {
+    const found = (await dss.getSubscription(OWN_MANAGER, subscription_id)) as Outcome<{
+      subscription: { dependent_operational_intents: string[] };
+    }>;
+    if (!found.ok) continue;
+    for (const intentId of found.value.subscription.dependent_operational_intents) {
+      const record = await findOwnIntent(db, intentId);
+      const state = (record?.reference as OperationalIntentReference | undefined)?.state;
+      if (!record || (state !== "Accepted" && state !== "Activated")) continue;
+      if (meet(readDetails(record.details, "details").volumes, volumes)) met.add(intentId);
+    }
+  }
+  return [...met];
+}
+
+/** A conflict told to the planning user (flight_planning/v1 `user_notifications`). */
+export async function tellUser(db: SqlDb, conflicts: number, message: string, now: number): Promise<void> {
+  await addUserNotification(db, {
+    observedAt: now,
+    conflicts: conflicts === 1 ? "Single" : "Multiple",
+    message,
+  });
 }
 
 type TelemetryAnswer =

@@ -1,5 +1,5 @@
-import { eq, lt } from "drizzle-orm";
-import { ownOperationalIntents, peerOperationalIntents, ussReports } from "../../schema";
+import { and, asc, eq, gte, lt, lte } from "drizzle-orm";
+import { ownOperationalIntents, peerOperationalIntents, userNotifications, ussReports } from "../../schema";
 import type { SqlDb } from "./accounts";
 
 /** Reads and writes of the F3548 USS-to-USS tables (migration 0022). */
@@ -70,4 +70,34 @@ export async function saveUssReport(
   now: number,
 ): Promise<void> {
   await db.insert(ussReports).values({ ...report, report: JSON.stringify(report.report), receivedAt: now });
+}
+
+export interface UserNotificationRecord {
+  observedAt: number;
+  conflicts: "Single" | "Multiple";
+  message: string;
+}
+
+export async function addUserNotification(db: SqlDb, notification: UserNotificationRecord): Promise<void> {
+  await db.insert(userNotifications).values({ id: crypto.randomUUID(), ...notification });
+}
+
+/** The notifications observed in [after, before], oldest first. */
+export async function userNotificationsBetween(
+  db: SqlDb,
+  after: number,
+  before: number,
+): Promise<UserNotificationRecord[]> {
+  const rows = await db
+    .select()
+    .from(userNotifications)
+    .where(and(gte(userNotifications.observedAt, after), lte(userNotifications.observedAt, before)))
+    .orderBy(asc(userNotifications.observedAt))
+    .limit(1000)
+    .all();
+  return rows.map((r) => ({
+    observedAt: r.observedAt,
+    conflicts: r.conflicts as UserNotificationRecord["conflicts"],
+    message: r.message,
+  }));
 }
