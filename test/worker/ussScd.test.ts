@@ -489,6 +489,25 @@ describe("F3548-21 USS: Windsock asks other USSs and tells its subscribers (stan
       { subscription_id: subscription.value.subscription.id, notification_index: expect.any(Number) },
     ]);
 
+    // A USS whose address is no public https host is never called (its intent then counts as a conflict).
+    const metadata = crypto.randomUUID();
+    await peerIntent(
+      "peer-f",
+      metadata,
+      volumeAt(here[0] - 0.05, here[1], 0, 50, start),
+      "http://169.254.169.254",
+    );
+    const south = volume4d(volumeAt(here[0] - 0.05, here[1], 0, 120, start), "v");
+    const guarded = await coordinate(
+      db,
+      config,
+      { flightPlanId: null, volumes: [south], priority: 0, inUse: false },
+      now,
+      peer.fetcher,
+    );
+    expect(guarded.conflicts.find((c) => c.reference.id === metadata)?.reason).toContain("must use https");
+    expect(peer.calls.some((c) => c.url.includes("169.254"))).toBe(false);
+
     await removePlanIntent(db, config, planId, peer.fetcher);
     const removal = peer.calls.filter((c) => c.method === "POST").at(-1)!;
     expect(removal.body.operational_intent_id).toBe(written.id);

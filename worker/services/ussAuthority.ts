@@ -1,3 +1,5 @@
+import { loopbackAllowed, outboundUrlProblem } from "../domain/outboundUrl";
+
 /**
  * This service's own calls to other USSs and DSSs (ASTM F3411 and F3548 alike) carry tokens from the
  * ecosystem's authority: OAuth client credentials at `USS_AUTH_TOKEN_URL` (with
@@ -9,6 +11,9 @@ export interface UssAuthorityConfig {
   USS_AUTH_TOKEN_URL?: string;
   USS_AUTH_CLIENT_ID?: string;
   USS_AUTH_CLIENT_SECRET?: string;
+  /** With OUTBOUND_ALLOW_LOOPBACK=true in development, peers on this machine may be called too. */
+  ENVIRONMENT?: string;
+  OUTBOUND_ALLOW_LOOPBACK?: string;
 }
 
 export type Fetch = typeof fetch;
@@ -58,9 +63,14 @@ export interface UssAnswer {
 /** A peer is given this long to answer; a USS that takes longer counts as unreachable. */
 const CALL_TIMEOUT_MS = 10_000;
 
+/** A peer's address this service will not call (not a public https host; domain/outboundUrl.ts). */
+export class UnsafePeerUrl extends Error {}
+
 /**
- * One JSON request to another USS or DSS with a token for `scope`. Throws AuthorityUnavailable
- * without a token, and the fetch's error when the peer cannot be reached in time.
+ * One JSON request to another USS or DSS with a token for `scope`. The URLs come from other USSs
+ * (their `uss_base_url` in the DSS), so only public https hosts are called, never redirected.
+ * Throws UnsafePeerUrl, AuthorityUnavailable without a token, and the fetch's error when the peer
+ * cannot be reached in time.
  */
 export async function ussRequest(
   config: UssAuthorityConfig,
@@ -70,9 +80,14 @@ export async function ussRequest(
   body: unknown,
   fetcher: Fetch = fetch,
 ): Promise<UssAnswer> {
+  const problem = outboundUrlProblem(url, {
+    allowLoopback: loopbackAllowed(config.ENVIRONMENT ?? "", config.OUTBOUND_ALLOW_LOOPBACK),
+  });
+  if (problem) throw new UnsafePeerUrl(`${url} ${problem}`);
   const token = await accessToken(config, new URL(url).hostname, scope, fetcher);
   const res = await fetcher(url, {
     method,
+    redirect: "manual",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
