@@ -233,6 +233,43 @@ describe("F3548-21 USS: other USSs' intents, notified and planned around", () =>
   });
 });
 
+describe("F3548-21 USS: intents of a USS marked Down", () => {
+  it("plans over its Accepted intent (lowest priority, SCD0005) but not over its Activated one", async () => {
+    const HERE = [24.3, -158.3] as const;
+    const start = Date.now() + HOUR;
+    const down = { sub: "peer-down", scopes: [SC] };
+    const accepted = crypto.randomUUID();
+    await peerIntent("peer-down", accepted, volumeAt(...HERE, 0, 50, start), "https://peer-down.invalid");
+    const activated = crypto.randomUUID();
+    const there = volumeAt(HERE[0] + 0.1, HERE[1], 0, 50, Date.now());
+    const made = (await scd().putOperationalIntent(down, activated, undefined, {
+      extents: [there],
+      key: [],
+      state: "Accepted",
+      uss_base_url: "https://peer-down.invalid",
+      new_subscription: { uss_base_url: "https://peer-down.invalid" },
+    })) as any;
+    const ovn = ((await scd().getOperationalIntent("peer-down", activated)) as any).value
+      .operational_intent_reference.ovn;
+    const moved = (await scd().putOperationalIntent(down, activated, ovn, {
+      extents: [there],
+      key: [],
+      state: "Activated",
+      uss_base_url: "https://peer-down.invalid",
+      subscription_id: made.value.operational_intent_reference.subscription_id,
+    })) as any;
+    expect(moved.ok, JSON.stringify(moved)).toBe(true);
+    const availability = scd().getAvailability("peer-down") as any;
+    await scd().setAvailability("peer-down", (await availability).version, "Down");
+
+    const over = await plan(crypto.randomUUID(), volumeAt(...HERE, 0, 120, start));
+    expect(over.planning_result, over.notes).toBe("Completed");
+    const overActive = await plan(crypto.randomUUID(), volumeAt(HERE[0] + 0.1, HERE[1], 0, 120, Date.now()));
+    expect(overActive.planning_result).toBe("Rejected");
+    expect(overActive.notes).toContain("its USS is marked Down");
+  });
+});
+
 describe("F3548-21 USS: the planning rules on Windsock's own plans", () => {
   /**
    * The qualifier's valid_flight triangle (about 60 m across, 0–30 m): its apex at the point, opening

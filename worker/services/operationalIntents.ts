@@ -239,8 +239,11 @@ export async function coordinate(
         ? await ownView(db, reference)
         : await peerView(db, config, reference, now, fetcher);
     if (!view.ok) {
-      // Neither clear nor nameable in the key (a Down USS's Accepted intent needs no key, but may still be there).
-      coordination.conflicts.push({ reference, reason: view.reason });
+      // SCD0005: a Down USS's Accepted intent counts as of the lowest priority (and needs no key).
+      if (reference.uss_availability === "Down" && reference.state === "Accepted")
+        coordination.preempted.push(reference);
+      // Anything else can neither be shown clear nor be named in the key.
+      else coordination.conflicts.push({ reference, reason: view.reason });
       continue;
     }
     coordination.key.push(view.ovn);
