@@ -11,6 +11,7 @@ import app from "../../worker/index";
 import { SCOPES } from "../../worker/interuss/auth";
 import { CONFLICT, FAILURE_EXAMPLES, FORBIDDEN, NOT_FOUND } from "../../worker/lib/openapiFailures";
 import { RID_SCOPES } from "../../worker/rid/constants";
+import { intentIdOf } from "../../worker/services/operationalIntents";
 import { saveAgreement } from "../../worker/store/agreements";
 import { objectsOf, tileOf } from "../domain/elevationFixtures";
 import weatherFixture from "../fixtures/weather/onecall-3.0-phoenix.json";
@@ -1119,6 +1120,72 @@ describe("answers of every operation validate against the document", () => {
       ...aa,
       body: { old_version: availability.version, availability: "Normal" },
     });
+  });
+
+  it("F3548-21 USS (details, telemetry, notifications, reports): their own JSON", async () => {
+    const bearer = async (...scopes: string[]) => ({
+      headers: { Authorization: `Bearer ${await interussToken(scopes, { sub: "openapi-peer" })}` },
+    });
+    const sc = await bearer("utm.strategic_coordination");
+    const cmsa = await bearer("utm.conformance_monitoring_sa");
+    const planning = await bearer(SCOPES.flightPlanningPlan);
+    // A flight in use gone off-nominal: Windsock's Nonconforming intent, with a reported position.
+    const [lat, lng, now] = [41.7, 2.6, Date.now()];
+    const planId = crypto.randomUUID();
+    const planned = await call(`/interuss/flight_planning/v1/flight_plans/${planId}`, {
+      method: "PUT",
+      ...planning,
+      body: {
+        flight_plan: {
+          basic_information: {
+            usage_state: "InUse",
+            uas_state: "OffNominal",
+            area: [dssVolume(lat, lng, 0.005, now - 60_000, now + hour)],
+          },
+        },
+        execution_style: "IfAllowed",
+        request_id: crypto.randomUUID(),
+      },
+    });
+    expect(planned.json.flight_plan_status, planned.text).toBe("OffNominal");
+    const link = await env.DB.prepare("SELECT flight_id FROM interuss_flight_plans WHERE id = ?")
+      .bind(planId)
+      .first<{ flight_id: string }>();
+    await env.DB.prepare(
+      "INSERT INTO live_positions (flight_id, cell_y, cell_x, latitude, longitude, reported_at) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+      .bind(link!.flight_id, Math.floor(lat * 100), Math.floor(lng * 100), lat, lng, now)
+      .run();
+    const intentId = await intentIdOf(planId);
+    const details = await ok(
+      "GET /uss/v1/operational_intents/{entityid}",
+      `/uss/v1/operational_intents/${intentId}`,
+      sc,
+    );
+    await ok(
+      "GET /uss/v1/operational_intents/{entityid}/telemetry",
+      `/uss/v1/operational_intents/${intentId}/telemetry`,
+      cmsa,
+    );
+    const theirs = crypto.randomUUID();
+    await ok("POST /uss/v1/operational_intents", "/uss/v1/operational_intents", {
+      ...sc,
+      body: {
+        operational_intent_id: theirs,
+        operational_intent: {
+          reference: { ...details.operational_intent.reference, id: theirs, manager: "openapi-peer" },
+          details: details.operational_intent.details,
+        },
+        subscriptions: [{ subscription_id: crypto.randomUUID(), notification_index: 1 }],
+      },
+    });
+    const exchange = {
+      url: `http://127.0.0.1/uss/v1/operational_intents/${theirs}`,
+      method: "GET",
+      recorder_role: "Client",
+      request_time: { value: iso(now), format: "RFC3339" },
+    };
+    await ok("POST /uss/v1/reports", "/uss/v1/reports", { ...sc, body: { exchange } });
   });
 
   it("CORS origins of the account", async () => {
