@@ -223,6 +223,11 @@ describe("F3548-21 USS: other USSs' intents, notified and planned around", () =>
     const empty = await notify(peerB, { ...notification(2), subscriptions: [] });
     expect(empty.status).toBe(400);
     expect(empty.json.message).toContain("subscriptions");
+    const flood = Array.from({ length: 101 }, () => ({
+      subscription_id: crypto.randomUUID(),
+      notification_index: 1,
+    }));
+    expect((await notify(peerB, { ...notification(2), subscriptions: flood })).status).toBe(400);
   });
 
   it("forgets a removed intent; one whose USS cannot be asked is then refused, whatever the priority", async () => {

@@ -55,7 +55,9 @@ const Notification = z
     operational_intent: absent(z.looseObject({ reference: z.looseObject({}), details: z.looseObject({}) })),
     subscriptions: z
       .array(z.object({ subscription_id: z.string().min(1), notification_index: z.number().int() }))
-      .min(1),
+      .min(1)
+      // A USS notifies for its few subscriptions there; more is no notification but a load.
+      .max(100),
   })
   .openapi("PutOperationalIntentDetailsParameters");
 const Telemetry = z

@@ -232,12 +232,17 @@ export async function coordinate(
     env,
     plan.volumes.map((v) => f3548Volume(v, now)),
   );
-  for (const reference of around) {
-    if (reference.id === ownId) continue;
-    const view =
+  // Every manager is asked at once: a silent one costs one time-out, not one each.
+  const others = around.filter((reference) => reference.id !== ownId);
+  const views = await Promise.all(
+    others.map((reference) =>
       reference.manager === OWN_MANAGER
-        ? await ownView(db, reference)
-        : await peerView(db, config, reference, now, fetcher);
+        ? ownView(db, reference)
+        : peerView(db, config, reference, now, fetcher),
+    ),
+  );
+  for (const [i, reference] of others.entries()) {
+    const view = views[i]!;
     if (!view.ok) {
       // SCD0005: a Down USS's Accepted intent counts as of the lowest priority (and needs no key).
       if (reference.uss_availability === "Down" && reference.state === "Accepted")
