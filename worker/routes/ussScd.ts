@@ -28,13 +28,7 @@ import { ErrorReport, json, OperationalIntentReference, utmGuarded } from "./dss
  */
 
 const USS = "/uss/v1";
-const {
-  strategicCoordination: SC,
-  constraintManagement: CM,
-  constraintProcessing: CP,
-  conformanceMonitoring: CMSA,
-  availabilityArbitration: AA,
-} = SCD_SCOPES;
+const { strategicCoordination: SC, conformanceMonitoring: CMSA } = SCD_SCOPES;
 
 const guarded = (...scopes: string[]) => utmGuarded("UTM USS: operational intents", ...scopes);
 
@@ -121,7 +115,7 @@ const routes = {
     method: "post",
     path: `${USS}/reports`,
     summary: "F3548-21 USS: another USS reports a problem it met with Windsock (kept for the operator)",
-    ...guarded(SC, CP, CM, CMSA, AA),
+    ...guarded(...Object.values(SCD_SCOPES)),
     request: { body: json(ErrorReport) },
     responses: {
       201: jsonResponse(ErrorReport, "Kept, with its report_id"),
