@@ -223,6 +223,21 @@ describe("F3548-21 USS: other USSs' intents, notified and planned around", () =>
     const empty = await notify(peerB, { ...notification(2), subscriptions: [] });
     expect(empty.status).toBe(400);
     expect(empty.json.message).toContain("subscriptions");
+    const broken = await call(`${USS}/operational_intents`, {
+      method: "POST",
+      token: peerB,
+      body: "{not json",
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.json).toEqual({ message: expect.any(String) });
+    const huge = await notify(peerB, {
+      ...notification(2),
+      operational_intent: {
+        reference: theirReference,
+        details: { volumes: [theirVolume], off_nominal_volumes: [], priority: 1e300 },
+      },
+    });
+    expect(huge.status).toBe(409); // same version, other content
     const flood = Array.from({ length: 101 }, () => ({
       subscription_id: crypto.randomUUID(),
       notification_index: 1,
