@@ -16,7 +16,7 @@ import {
   ownIntentTelemetry,
   receiveIntentNotification,
   receiveUssReport,
-} from "../services/operationalIntents";
+} from "../services/ussPeers";
 import { absent, Volume4D } from "./dss";
 import { ErrorReport, json, OperationalIntentReference, utmGuarded } from "./dssScd";
 

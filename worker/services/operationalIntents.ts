@@ -9,19 +9,25 @@ import {
   scdDssOf,
 } from "../dss/scdDss";
 import type { Bindings } from "../env";
-import { findPlanLink } from "../interuss/store";
-import { InvalidInput, type Volume, volume4d, volumesMeet } from "../interuss/volumes";
+import {
+  f3548Volume,
+  meet,
+  type OperationalIntent,
+  type OperationalIntentDetails,
+  type ParsedIntent,
+  parseIntent,
+  readDetails,
+  rfc3339,
+} from "../interuss/intentDetails";
+import { InvalidInput, type Volume } from "../interuss/volumes";
 import type { SqlDb } from "../store/accounts";
-import { latestLivePosition } from "../store/livePositions";
 import {
   addUserNotification,
   deleteOwnIntent,
-  deletePeerIntent,
   findOwnIntent,
   findPeerIntent,
   saveOwnIntent,
   savePeerIntent,
-  saveUssReport,
 } from "../store/strategicCoordination";
 import { type Fetch, type UssAuthorityConfig, ussRequest } from "./ussAuthority";
 
@@ -29,9 +35,8 @@ import { type Fetch, type UssAuthorityConfig, ussRequest } from "./ussAuthority"
  * Windsock's own USS side of ASTM F3548-21 strategic coordination, in its own DSS (worker/dss/
  * scdDss.ts, called through its binding). A planned flight is an operational intent managed by
  * `windsock`: Accepted while planned, Activated in use, Nonconforming off-nominal. Its details
- * (volumes, priority) are kept here and answered to other USSs (`GET /uss/v1/operational_intents/
- * {id}`), and the subscribers the DSS names are told of each change (`POST /uss/v1/
- * operational_intents`). Before planning, the details of every other USS's intent the DSS finds
+ * (volumes, priority) are kept for other USSs (worker/services/ussPeers.ts answers them), and the
+ * subscribers the DSS names are told of each change (`POST /uss/v1/operational_intents`). Before planning, the details of every other USS's intent the DSS finds
  * there are fetched from its manager (or taken from what it last notified, at the same version):
  * a plan that meets an Accepted or Activated intent of equal or higher priority is refused (SCD0015,
  * SCD0035: equal priorities may not conflict here), and one whose manager cannot say what it holds is
@@ -44,52 +49,6 @@ const CALLER = {
   sub: OWN_MANAGER,
   scopes: [SCD_SCOPES.strategicCoordination, SCD_SCOPES.conformanceMonitoring],
 };
-/** A volume without a time is planned from now for this long (as the plan's flight is). */
-const OPEN_VOLUME_MS = 3600_000;
-/** Without altitudes a volume reaches from the ground to 400 ft, the small-UAS ceiling (meters). */
-const DEFAULT_FLOOR_M = 0;
-const DEFAULT_CEILING_M = 121.92;
-
-export interface OperationalIntentDetails {
-  volumes: Volume4DInput[];
-  off_nominal_volumes: Volume4DInput[];
-  priority: number;
-}
-
-export interface OperationalIntent {
-  reference: OperationalIntentReference;
-  details: OperationalIntentDetails;
-}
-
-const rfc3339 = (ms: number) => ({ value: new Date(ms).toISOString(), format: "RFC3339" as const });
-const meters = (value: number) => ({ value, reference: "W84", units: "M" });
-
-/** A planning volume as F3548's Volume4D: its outline as given, altitudes and times always. */
-export function f3548Volume(volume: Volume, now: number): Volume4DInput {
-  const start = volume.start ?? now;
-  const end = volume.end ?? Math.max(start, now) + OPEN_VOLUME_MS;
-  const outline = volume.circle
-    ? {
-        outline_circle: {
-          center: { lat: volume.circle.center[1], lng: volume.circle.center[0] },
-          radius: { value: volume.circle.radiusM, units: "M" },
-        },
-      }
-    : {
-        outline_polygon: {
-          vertices: volume.area.coordinates[0]!.slice(0, -1).map(([lng, lat]) => ({ lat: lat!, lng: lng! })),
-        },
-      };
-  return {
-    volume: {
-      ...outline,
-      altitude_lower: meters(volume.lowerM ?? DEFAULT_FLOOR_M),
-      altitude_upper: meters(volume.upperM ?? Math.max(DEFAULT_CEILING_M, volume.lowerM ?? 0)),
-    },
-    time_start: rfc3339(start),
-    time_end: rfc3339(end),
-  };
-}
 
 /** The intent id of a flight plan: a UUID derived from its id, so no mapping needs keeping. */
 export async function intentIdOf(flightPlanId: string): Promise<string> {
@@ -102,7 +61,7 @@ export async function intentIdOf(flightPlanId: string): Promise<string> {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-const unwrap = <T>(outcome: Outcome<T>, what: string): T => {
+export const unwrap = <T>(outcome: Outcome<T>, what: string): T => {
   if (outcome.ok) return outcome.value;
   throw new IntentRefused(`${what}: the DSS answered ${outcome.status} (${outcome.message})`);
 };
@@ -204,8 +163,6 @@ async function peerView(
     return { ok: false, reason: `its USS answered invalid details (${err.message})` };
   }
 }
-
-const meet = (ours: Volume[], theirs: Volume[]) => ours.some((a) => theirs.some((b) => volumesMeet(a, b)));
 
 /**
  * What planning these volumes at this priority meets in the DSS, this service's own intents and
@@ -400,61 +357,8 @@ async function notifySubscribers(
   );
 }
 
-/** One of this service's own intents as other USSs see it, or null (404). */
-export async function ownIntent(db: SqlDb, id: string): Promise<OperationalIntent | null> {
-  const record = await findOwnIntent(db, id);
-  return record
-    ? {
-        reference: record.reference as OperationalIntentReference,
-        details: record.details as OperationalIntentDetails,
-      }
-    : null;
-}
-
-/** A received intent, read: its reference's id, version, OVN and manager, its volumes and priority. */
-interface ParsedIntent {
-  reference: { id: string; version: number; ovn: string; manager: string };
-  volumes: Volume[];
-  priority: number;
-  endsAt: number;
-}
-
-function parseIntent(intent: unknown, field: string): ParsedIntent {
-  const o = intent as { reference?: Record<string, unknown>; details?: Record<string, unknown> } | null;
-  const reference = o?.reference;
-  if (!reference || typeof reference !== "object") throw new InvalidInput(`${field}.reference`, "required");
-  const { id, version, ovn, manager } = reference;
-  if (typeof id !== "string") throw new InvalidInput(`${field}.reference.id`, "required (a string)");
-  if (typeof version !== "number")
-    throw new InvalidInput(`${field}.reference.version`, "required (a number)");
-  if (typeof ovn !== "string" || ovn.length === 0)
-    throw new InvalidInput(`${field}.reference.ovn`, "required (the OVN)");
-  const { volumes, priority } = readDetails(o?.details ?? {}, `${field}.details`);
-  const ends = volumes.map((v) => v.end).filter((t): t is number => t !== null);
-  return {
-    reference: { id, version, ovn, manager: typeof manager === "string" ? manager : "" },
-    volumes,
-    priority,
-    endsAt: ends.length > 0 ? Math.max(...ends) : Number.MAX_SAFE_INTEGER,
-  };
-}
-
-/** OperationalIntentDetails read: every volume (nominal and off-nominal) and the priority (0 if absent). */
-function readDetails(details: unknown, field: string): { volumes: Volume[]; priority: number } {
-  const d = (details ?? {}) as Record<string, unknown>;
-  const list = (name: "volumes" | "off_nominal_volumes") => {
-    const value = d[name] ?? [];
-    if (!Array.isArray(value)) throw new InvalidInput(`${field}.${name}`, "must be an array");
-    return value.map((v, i) => volume4d(v, `${field}.${name}.${i}`));
-  };
-  const priority = d.priority ?? 0;
-  if (typeof priority !== "number" || !Number.isInteger(priority))
-    throw new InvalidInput(`${field}.priority`, "must be an integer");
-  return { volumes: [...list("volumes"), ...list("off_nominal_volumes")], priority };
-}
-
 /** The row kept of a peer's intent: the intent as received, with what planning looks it up by. */
-const peerRecord = (intent: unknown, parsed: ParsedIntent, manager: string) => ({
+export const peerRecord = (intent: unknown, parsed: ParsedIntent, manager: string) => ({
   id: parsed.reference.id,
   manager,
   version: parsed.reference.version,
@@ -463,94 +367,6 @@ const peerRecord = (intent: unknown, parsed: ParsedIntent, manager: string) => (
   endsAt: parsed.endsAt,
 });
 
-/** A notification refused: 403 (not the intent's manager by this service's records) or 409 (older). */
-export class NotificationRefused extends Error {
-  constructor(
-    readonly status: 403 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * `POST /uss/v1/operational_intents` from `sender`: keeps the peer's new details (or forgets a
- * removed intent) for planning. Refuses a sender that does not manage the intent this service knows,
- * and a version older than the one it holds (or the same version with other content). A changed
- * intent that meets one of this service's Accepted or Activated intents (found through the
- * subscriptions the notification names) is told to the planning user (SCD0095).
- */
-export async function receiveIntentNotification(
-  db: SqlDb,
-  env: Bindings,
-  sender: string,
-  notification: {
-    operational_intent_id: string;
-    operational_intent?: unknown;
-    subscriptions: { subscription_id: string }[];
-  },
-  now: number,
-): Promise<void> {
-  const id = notification.operational_intent_id;
-  const known = await findPeerIntent(db, id);
-  if (known && known.manager !== sender)
-    throw new NotificationRefused(
-      403,
-      `operational intent ${id} is managed by another USS by this USS's records`,
-    );
-  if (notification.operational_intent === undefined) {
-    await deletePeerIntent(db, id);
-    return;
-  }
-  const parsed = parseIntent(notification.operational_intent, "operational_intent");
-  if (parsed.reference.id !== id)
-    throw new InvalidInput("operational_intent.reference.id", "must be operational_intent_id");
-  if (known && parsed.reference.version < known.version)
-    throw new NotificationRefused(
-      409,
-      `version ${parsed.reference.version} is older than ${known.version}, received before`,
-    );
-  const same = JSON.stringify(known?.intent) === JSON.stringify(notification.operational_intent);
-  if (known && parsed.reference.version === known.version && !same)
-    throw new NotificationRefused(409, `version ${known.version} was received before with other content`);
-  await savePeerIntent(db, peerRecord(notification.operational_intent, parsed, sender), now);
-  const state = (notification.operational_intent as { reference?: { state?: unknown } }).reference?.state;
-  if (!same && (state === "Accepted" || state === "Activated")) {
-    const met = await ownIntentsMet(db, env, notification.subscriptions, parsed.volumes);
-    if (met.length > 0)
-      await tellUser(
-        db,
-        met.length,
-        `Operational intent ${id} of ${sender} now conflicts with ${met.join(", ")}`,
-        now,
-      );
-  }
-}
-
-/** This service's Accepted or Activated intents behind the subscriptions that the volumes meet. */
-async function ownIntentsMet(
-  db: SqlDb,
-  env: Bindings,
-  subscriptions: { subscription_id: string }[],
-  volumes: Volume[],
-): Promise<string[]> {
-  const dss = scdDssOf(env);
-  const met = new Set<string>();
-  for (const { subscription_id } of subscriptions) {
-    const found = (await dss.getSubscription(OWN_MANAGER, subscription_id)) as Outcome<{
-      subscription: { dependent_operational_intents: string[] };
-    }>;
-    if (!found.ok) continue;
-    for (const intentId of found.value.subscription.dependent_operational_intents) {
-      const record = await findOwnIntent(db, intentId);
-      const state = (record?.reference as OperationalIntentReference | undefined)?.state;
-      if (!record || (state !== "Accepted" && state !== "Activated")) continue;
-      if (meet(readDetails(record.details, "details").volumes, volumes)) met.add(intentId);
-    }
-  }
-  return [...met];
-}
-
 /** A conflict told to the planning user (flight_planning/v1 `user_notifications`). */
 export async function tellUser(db: SqlDb, conflicts: number, message: string, now: number): Promise<void> {
   await addUserNotification(db, {
@@ -558,62 +374,4 @@ export async function tellUser(db: SqlDb, conflicts: number, message: string, no
     conflicts: conflicts === 1 ? "Single" : "Multiple",
     message,
   });
-}
-
-type TelemetryAnswer =
-  | {
-      ok: true;
-      value: {
-        operational_intent_id: string;
-        telemetry: {
-          time_measured: { value: string; format: "RFC3339" };
-          position: { latitude: number; longitude: number };
-        };
-      };
-    }
-  | { ok: false; status: 404 | 409 | 412; message: string };
-
-/**
- * The latest position of an own off-nominal intent's aircraft, from the live-position index (its
- * flight's telemetry, by UDP or HTTP). Only Nonconforming and Contingent intents answer (F3548).
- */
-export async function ownIntentTelemetry(db: SqlDb, d1: D1Database, id: string): Promise<TelemetryAnswer> {
-  const record = await findOwnIntent(db, id);
-  if (!record) return { ok: false, status: 404, message: "Windsock manages no such operational intent" };
-  const state = (record.reference as OperationalIntentReference).state;
-  if (state !== "Nonconforming" && state !== "Contingent")
-    return {
-      ok: false,
-      status: 409,
-      message: `the operational intent is ${state}: only off-nominal ones give telemetry`,
-    };
-  const link = await findPlanLink(d1, record.flightPlanId);
-  const position = link?.flightId ? await latestLivePosition(d1, link.flightId) : null;
-  if (!position)
-    return { ok: false, status: 412, message: "no position was reported in the last two minutes" };
-  return {
-    ok: true,
-    value: {
-      operational_intent_id: id,
-      telemetry: {
-        time_measured: rfc3339(position.reportedAt),
-        position: { latitude: position.latitude, longitude: position.longitude },
-      },
-    },
-  };
-}
-
-/** `POST /uss/v1/reports`: keeps another USS's report for the operator and answers it with its id. */
-export async function receiveUssReport<T extends object>(
-  db: SqlDb,
-  reporter: string,
-  report: T,
-  now: number,
-): Promise<T & { report_id: string }> {
-  const kept = { ...report, report_id: crypto.randomUUID() };
-  await saveUssReport(db, { id: kept.report_id, reporter, report: kept }, now);
-  console.log(
-    JSON.stringify({ level: "info", msg: "USS report received", reporter, report_id: kept.report_id }),
-  );
-  return kept;
 }
