@@ -18,6 +18,8 @@ export const ownOperationalIntents = sqliteTable("own_operational_intents", {
   reference: text("reference").notNull(),
   /** OperationalIntentDetails: volumes, off-nominal volumes, priority. */
   details: text("details").notNull(),
+  /** The end of its last volume (ms): an hour on, as the DSS forgets it, the row is deleted. */
+  endsAt: integer("ends_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
 

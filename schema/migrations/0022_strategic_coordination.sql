@@ -6,6 +6,7 @@ CREATE TABLE `own_operational_intents` (
 	`flight_plan_id` text NOT NULL,
 	`reference` text NOT NULL,
 	`details` text NOT NULL,
+	`ends_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint

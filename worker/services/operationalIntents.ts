@@ -285,7 +285,8 @@ export async function putPlanIntent(
     off_nominal_volumes: offNominal ? volumes : [],
     priority: plan.priority,
   };
-  await saveOwnIntent(db, { id, flightPlanId, reference, details }, now);
+  const endsAt = Math.max(...volumes.map((v) => Date.parse(v.time_end!.value)));
+  await saveOwnIntent(db, { id, flightPlanId, reference, details, endsAt }, now);
   await notifySubscribers(env, subscribers, ownBaseUrl, id, { reference, details }, fetcher);
   return { id: reference.id, ovn: reference.ovn };
 }

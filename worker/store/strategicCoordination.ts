@@ -9,25 +9,34 @@ export interface OwnIntentRecord {
   flightPlanId: string;
   reference: unknown;
   details: unknown;
+  endsAt: number;
 }
+
+/** Kept this long past an intent's end, as the DSS keeps its reference. */
+const ENDED_KEPT_MS = 3600_000;
 
 export async function findOwnIntent(db: SqlDb, id: string): Promise<OwnIntentRecord | null> {
   const row = await db.select().from(ownOperationalIntents).where(eq(ownOperationalIntents.id, id)).get();
   return row ? { ...row, reference: JSON.parse(row.reference), details: JSON.parse(row.details) } : null;
 }
 
+/** Keeps the intent as the DSS last accepted it, and forgets those that ended over an hour ago. */
 export async function saveOwnIntent(db: SqlDb, record: OwnIntentRecord, now: number): Promise<void> {
   const values = {
     id: record.id,
     flightPlanId: record.flightPlanId,
     reference: JSON.stringify(record.reference),
     details: JSON.stringify(record.details),
+    endsAt: record.endsAt,
     updatedAt: now,
   };
-  await db
-    .insert(ownOperationalIntents)
-    .values(values)
-    .onConflictDoUpdate({ target: ownOperationalIntents.id, set: values });
+  await db.batch([
+    db.delete(ownOperationalIntents).where(lt(ownOperationalIntents.endsAt, now - ENDED_KEPT_MS)),
+    db
+      .insert(ownOperationalIntents)
+      .values(values)
+      .onConflictDoUpdate({ target: ownOperationalIntents.id, set: values }),
+  ]);
 }
 
 export async function deleteOwnIntent(db: SqlDb, id: string): Promise<void> {
