@@ -845,10 +845,10 @@ describe("answers of every operation validate against the document", () => {
       volume: {
         outline_polygon: {
           vertices: [
-            { lat: 29.99, lng: -140.01 },
-            { lat: 29.99, lng: -139.99 },
-            { lat: 30.01, lng: -139.99 },
-            { lat: 30.01, lng: -140.01 },
+            { lat: 31.99, lng: -142.01 },
+            { lat: 31.99, lng: -141.99 },
+            { lat: 32.01, lng: -141.99 },
+            { lat: 32.01, lng: -142.01 },
           ],
         },
         altitude_lower: { value: 0, reference: "W84", units: "M" },

@@ -29,7 +29,10 @@ beforeAll(async () => {
   mapReader = await interussToken([SCOPES.geospatialMapQuery]);
 });
 
-/** A plan over the Pacific, away from any airspace: nothing stops it but its own data. */
+/**
+ * A plan over the Pacific, away from any airspace (and from the other files' plans, which it would
+ * meet): nothing stops it but its own data.
+ */
 function plan(uspace?: Record<string, unknown>) {
   const start = Date.now() + HOUR;
   return {
@@ -42,10 +45,10 @@ function plan(uspace?: Record<string, unknown>) {
             volume: {
               outline_polygon: {
                 vertices: [
-                  { lat: 29.99, lng: -140.01 },
-                  { lat: 29.99, lng: -139.99 },
-                  { lat: 30.01, lng: -139.99 },
-                  { lat: 30.01, lng: -140.01 },
+                  { lat: 28.99, lng: -141.01 },
+                  { lat: 28.99, lng: -140.99 },
+                  { lat: 29.01, lng: -140.99 },
+                  { lat: 29.01, lng: -141.01 },
                 ],
               },
               altitude_lower: { value: 0, reference: "W84", units: "M" },
