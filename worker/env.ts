@@ -87,6 +87,20 @@ export interface Bindings {
   WEATHER_API_KEY?: string;
   /** The provider's endpoint, for a proxy; default its public one. */
   WEATHER_API_URL?: string;
+  /**
+   * Where Remote ID ISAs are registered (worker/services/ridDss.ts): unset, this deployment's own
+   * F3411 DSS; another DSS's `/rid/v2` base; `none` for nowhere. RID_USS_BASE_URL is this service's
+   * `/rid/v2` as display providers reach it (default PUBLIC_URL's).
+   */
+  RID_DSS_BASE_URL?: string;
+  RID_USS_BASE_URL?: string;
+  /**
+   * The ecosystem authority's OAuth token endpoint (client credentials) for every call to another
+   * USS or DSS, and this service's client there (worker/services/ussAuthority.ts).
+   */
+  USS_AUTH_TOKEN_URL?: string;
+  USS_AUTH_CLIENT_ID?: string;
+  USS_AUTH_CLIENT_SECRET?: string;
   /** InterUSS interfaces (worker/interuss/auth.ts): the token authority's JWK Set as JSON, or its URL. */
   INTERUSS_PUBLIC_KEYS?: string;
   INTERUSS_JWKS_URL?: string;

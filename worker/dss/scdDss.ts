@@ -46,6 +46,8 @@ export type UssAvailabilityState = "Unknown" | "Normal" | "Down";
 const STATES: OperationalIntentState[] = ["Accepted", "Activated", "Nonconforming", "Contingent"];
 /** States only a USS with the conformance monitoring scope may set, and that need no key. */
 const OFF_NOMINAL: OperationalIntentState[] = ["Nonconforming", "Contingent"];
+/** Accepted and Activated: the states that are deconflicted and need a key (the others are off-nominal). */
+export const isNominal = (state: unknown): boolean => state === "Accepted" || state === "Activated";
 
 export interface Caller {
   /** The token's `sub`: the manager of what it writes. */
@@ -278,7 +280,7 @@ export class ScdDss extends DurableObject<Bindings> {
       } else if (ovn !== undefined) {
         throw refuse(400, `OperationalIntent ${id} does not exist and therefore is not at OVN ${ovn}`);
       }
-      if ((state === "Accepted" || state === "Activated") && this.availability(caller.sub) === "Down")
+      if (isNominal(state) && this.availability(caller.sub) === "Down")
         throw refuse(412, `USS ${caller.sub} is marked Down: it may not make an operational intent ${state}`);
 
       const previous = old?.subscription_id ? this.subscription(old.subscription_id) : undefined;

@@ -1,4 +1,5 @@
 import type { Volume4DInput } from "../dss/extents";
+import { rfcTime } from "../dss/outcome";
 import type { OperationalIntentReference } from "../dss/scdDss";
 import { InvalidInput, type Volume, volume4d, volumesMeet } from "./volumes";
 
@@ -25,7 +26,6 @@ export interface OperationalIntent {
   details: OperationalIntentDetails;
 }
 
-export const rfc3339 = (ms: number) => ({ value: new Date(ms).toISOString(), format: "RFC3339" as const });
 const meters = (value: number) => ({ value, reference: "W84", units: "M" });
 
 /** A planning volume as F3548's Volume4D: its outline as given, altitudes and times always. */
@@ -50,8 +50,8 @@ export function f3548Volume(volume: Volume, now: number): Volume4DInput {
       altitude_lower: meters(volume.lowerM ?? DEFAULT_FLOOR_M),
       altitude_upper: meters(volume.upperM ?? Math.max(DEFAULT_CEILING_M, volume.lowerM ?? 0)),
     },
-    time_start: rfc3339(start),
-    time_end: rfc3339(end),
+    time_start: rfcTime(start),
+    time_end: rfcTime(end),
   };
 }
 
@@ -59,9 +59,9 @@ export function f3548Volume(volume: Volume, now: number): Volume4DInput {
 export const meet = (ours: Volume[], theirs: Volume[]) =>
   ours.some((a) => theirs.some((b) => volumesMeet(a, b)));
 
-/** A received intent, read: its reference's id, version, OVN and manager, its volumes and priority. */
+/** A received intent, read: its reference's id, version and OVN, its volumes and priority. */
 export interface ParsedIntent {
-  reference: { id: string; version: number; ovn: string; manager: string };
+  reference: { id: string; version: number; ovn: string };
   volumes: Volume[];
   priority: number;
   endsAt: number;
@@ -71,7 +71,7 @@ export function parseIntent(intent: unknown, field: string): ParsedIntent {
   const o = intent as { reference?: Record<string, unknown>; details?: Record<string, unknown> } | null;
   const reference = o?.reference;
   if (!reference || typeof reference !== "object") throw new InvalidInput(`${field}.reference`, "required");
-  const { id, version, ovn, manager } = reference;
+  const { id, version, ovn } = reference;
   if (typeof id !== "string") throw new InvalidInput(`${field}.reference.id`, "required (a string)");
   if (typeof version !== "number")
     throw new InvalidInput(`${field}.reference.version`, "required (a number)");
@@ -80,7 +80,7 @@ export function parseIntent(intent: unknown, field: string): ParsedIntent {
   const { volumes, priority } = readDetails(o?.details ?? {}, `${field}.details`);
   const ends = volumes.map((v) => v.end).filter((t): t is number => t !== null);
   return {
-    reference: { id, version, ovn, manager: typeof manager === "string" ? manager : "" },
+    reference: { id, version, ovn },
     volumes,
     priority,
     endsAt: ends.length > 0 ? Math.max(...ends) : Number.MAX_SAFE_INTEGER,

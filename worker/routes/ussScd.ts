@@ -11,13 +11,12 @@ import {
 } from "../interuss/http";
 import { InvalidInput } from "../interuss/volumes";
 import {
-  NotificationRefused,
   ownIntent,
   ownIntentTelemetry,
   receiveIntentNotification,
   receiveUssReport,
 } from "../services/ussPeers";
-import { absent, Volume4D } from "./dss";
+import { absent, answer, Volume4D } from "./dss";
 import { ErrorReport, json, OperationalIntentReference, utmGuarded } from "./dssScd";
 
 /**
@@ -127,23 +126,20 @@ const routes = {
 
 export const ussScdRoutes = new OpenAPIHono<AppEnv>({ strict: false, defaultHook: interussValidationHook })
   .openapi(routes.details, async (c) => {
-    const intent = await ownIntent(c.var.db, c.req.valid("param").entityid);
-    if (!intent) return c.json({ message: "Windsock manages no such operational intent" }, 404);
-    return c.json({ operational_intent: intent }, 200) as never;
+    return answer(c, await ownIntent(c.var.db, c.req.valid("param").entityid)) as never;
   })
   .openapi(routes.telemetry, async (c) => {
-    const answer = await ownIntentTelemetry(c.var.db, c.env.DB, c.req.valid("param").entityid);
-    if (!answer.ok) return c.json({ message: answer.message }, answer.status);
-    return c.json(answer.value, 200);
+    return answer(c, await ownIntentTelemetry(c.var.db, c.env.DB, c.req.valid("param").entityid)) as never;
   })
   .openapi(routes.notify, async (c) => {
-    try {
-      await receiveIntentNotification(c.var.db, c.env, callerOf(c).sub, c.req.valid("json"), Date.now());
-    } catch (err) {
-      if (err instanceof NotificationRefused) return c.json({ message: err.message }, err.status);
-      throw err;
-    }
-    return c.body(null, 204);
+    const received = await receiveIntentNotification(
+      c.var.db,
+      c.env,
+      callerOf(c).sub,
+      c.req.valid("json"),
+      Date.now(),
+    );
+    return received.ok ? c.body(null, 204) : (answer(c, received) as never);
   })
   .openapi(routes.report, async (c) => {
     return c.json(await receiveUssReport(c.var.db, callerOf(c).sub, c.req.valid("json"), Date.now()), 201);

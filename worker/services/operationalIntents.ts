@@ -1,6 +1,7 @@
 import type { Volume4DInput } from "../dss/extents";
-import type { Outcome } from "../dss/outcome";
+import { type Outcome, rfcTime } from "../dss/outcome";
 import {
+  isNominal,
   NULL_SUBSCRIPTION_ID,
   type OperationalIntentReference,
   type OperationalIntentState,
@@ -17,7 +18,6 @@ import {
   type ParsedIntent,
   parseIntent,
   readDetails,
-  rfc3339,
 } from "../interuss/intentDetails";
 import { InvalidInput, type Volume } from "../interuss/volumes";
 import type { SqlDb } from "../store/accounts";
@@ -29,7 +29,7 @@ import {
   saveOwnIntent,
   savePeerIntent,
 } from "../store/strategicCoordination";
-import { type Fetch, type UssAuthorityConfig, ussRequest } from "./ussAuthority";
+import { type Fetch, peerUrl, tellPeer, type UssAuthorityConfig, ussRequest } from "./ussAuthority";
 
 /**
  * Windsock's own USS side of ASTM F3548-21 strategic coordination, in its own DSS (worker/dss/
@@ -61,7 +61,7 @@ export async function intentIdOf(flightPlanId: string): Promise<string> {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-export const unwrap = <T>(outcome: Outcome<T>, what: string): T => {
+const unwrap = <T>(outcome: Outcome<T>, what: string): T => {
   if (outcome.ok) return outcome.value;
   throw new IntentRefused(`${what}: the DSS answered ${outcome.status} (${outcome.message})`);
 };
@@ -108,8 +108,8 @@ async function intentsAround(env: Bindings, volumes: Volume4DInput[]): Promise<O
         altitude_lower: { value: Math.min(...floors) },
         altitude_upper: { value: Math.max(...ceilings) },
       },
-      time_start: rfc3339(Math.min(...times.map((t) => t[0]!))),
-      time_end: rfc3339(Math.max(...times.map((t) => t[1]!))),
+      time_start: rfcTime(Math.min(...times.map((t) => t[0]!))),
+      time_end: rfcTime(Math.max(...times.map((t) => t[1]!))),
     })) as Outcome<{ operational_intent_references: OperationalIntentReference[] }>;
     for (const intent of unwrap(outcome, "querying operational intents").operational_intent_references)
       found.set(intent.id, intent);
@@ -142,7 +142,7 @@ async function peerView(
   let intent = known && known.version === reference.version ? known.intent : undefined;
   if (intent === undefined) {
     if (reference.uss_availability === "Down") return { ok: false, reason: "its USS is marked Down" };
-    const url = `${reference.uss_base_url.replace(/\/$/, "")}/uss/v1/operational_intents/${reference.id}`;
+    const url = peerUrl(reference.uss_base_url, `/uss/v1/operational_intents/${reference.id}`);
     try {
       const res = await ussRequest(config, url, "GET", SCD_SCOPES.strategicCoordination, undefined, fetcher);
       if (!res.ok) return { ok: false, reason: `its USS answered ${res.status} for its details` };
@@ -177,11 +177,10 @@ export async function coordinate(
   fetcher: Fetch = fetch,
 ): Promise<Coordination> {
   const ownId = plan.flightPlanId === null ? null : await intentIdOf(plan.flightPlanId);
-  const config = env as Bindings & UssAuthorityConfig;
   const current = ownId === null ? null : await findOwnIntent(db, ownId);
   // SCD0030: changing an Activated intent may keep the conflicts it already had.
   const before =
-    current && plan.inUse && (current.reference as OperationalIntentReference).state === "Activated"
+    current && plan.inUse && current.reference.state === "Activated"
       ? readDetails(current.details, "details").volumes
       : [];
   const coordination: Coordination = { conflicts: [], preempted: [], key: [] };
@@ -193,9 +192,7 @@ export async function coordinate(
   const others = around.filter((reference) => reference.id !== ownId);
   const views = await Promise.all(
     others.map((reference) =>
-      reference.manager === OWN_MANAGER
-        ? ownView(db, reference)
-        : peerView(db, config, reference, now, fetcher),
+      reference.manager === OWN_MANAGER ? ownView(db, reference) : peerView(db, env, reference, now, fetcher),
     ),
   );
   for (const [i, reference] of others.entries()) {
@@ -209,8 +206,7 @@ export async function coordinate(
       continue;
     }
     coordination.key.push(view.ovn);
-    const blocking = reference.state === "Accepted" || reference.state === "Activated";
-    if (!blocking || !meet(plan.volumes, view.volumes)) continue;
+    if (!isNominal(reference.state) || !meet(plan.volumes, view.volumes)) continue;
     if (view.priority < plan.priority) coordination.preempted.push(reference);
     else if (!meet(before, view.volumes))
       coordination.conflicts.push({
@@ -279,10 +275,9 @@ export async function putPlanIntent(
       written.operational_intent_reference.subscription_id,
     );
   const { operational_intent_reference: reference, subscribers } = written;
-  const offNominal = plan.state === "Nonconforming" || plan.state === "Contingent";
   const details: OperationalIntentDetails = {
     volumes: plan.state === "Contingent" ? [] : volumes,
-    off_nominal_volumes: offNominal ? volumes : [],
+    off_nominal_volumes: isNominal(plan.state) ? [] : volumes,
     priority: plan.priority,
   };
   const endsAt = Math.max(...volumes.map((v) => Date.parse(v.time_end!.value)));
@@ -329,32 +324,24 @@ async function notifySubscribers(
   intent: OperationalIntent | undefined,
   fetcher: Fetch,
 ): Promise<void> {
-  const config = env as Bindings & UssAuthorityConfig;
-  const own = ownBaseUrl.replace(/\/$/, "");
+  const own = peerUrl(ownBaseUrl, "");
   await Promise.all(
     subscribers
-      .filter((s) => s.uss_base_url.replace(/\/$/, "") !== own)
-      .map(async (s) => {
-        const url = `${s.uss_base_url.replace(/\/$/, "")}/uss/v1/operational_intents`;
-        const body = {
-          operational_intent_id: intentId,
-          ...(intent ? { operational_intent: intent } : {}),
-          subscriptions: s.subscriptions,
-        };
-        try {
-          const res = await ussRequest(config, url, "POST", SCD_SCOPES.strategicCoordination, body, fetcher);
-          if (!res.ok) throw new Error(`answered ${res.status}`);
-        } catch (err) {
-          console.error(
-            JSON.stringify({
-              level: "warn",
-              msg: "operational intent notification failed",
-              url,
-              error: String(err),
-            }),
-          );
-        }
-      }),
+      .filter((s) => peerUrl(s.uss_base_url, "") !== own)
+      .map((s) =>
+        tellPeer(
+          env,
+          peerUrl(s.uss_base_url, "/uss/v1/operational_intents"),
+          SCD_SCOPES.strategicCoordination,
+          {
+            operational_intent_id: intentId,
+            ...(intent ? { operational_intent: intent } : {}),
+            subscriptions: s.subscriptions,
+          },
+          "operational intent notification",
+          fetcher,
+        ),
+      ),
   );
 }
 

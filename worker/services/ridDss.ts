@@ -3,7 +3,14 @@ import { ridDssOf } from "../dss/ridDss";
 import type { Bindings } from "../env";
 import { RID_SCOPES } from "../rid/constants";
 import { isaExtents, notification, type Subscriber, subscribersOf, type Volume4D } from "../rid/dss";
-import { AuthorityUnavailable, type Fetch, type UssAuthorityConfig, ussRequest } from "./ussAuthority";
+import {
+  AuthorityUnavailable,
+  type Fetch,
+  peerUrl,
+  tellPeer,
+  type UssAuthorityConfig,
+  ussRequest,
+} from "./ussAuthority";
 
 /**
  * Registration of this Service Provider's Identification Service Areas in an F3411-22a DSS: by
@@ -14,11 +21,8 @@ import { AuthorityUnavailable, type Fetch, type UssAuthorityConfig, ussRequest }
  * reach it (default: PUBLIC_URL's).
  */
 
-export interface RidDssConfig extends UssAuthorityConfig {
-  RID_DSS_BASE_URL?: string;
-  RID_USS_BASE_URL?: string;
-  PUBLIC_URL?: string;
-}
+export type RidDssConfig = UssAuthorityConfig &
+  Pick<Bindings, "RID_DSS_BASE_URL" | "RID_USS_BASE_URL" | "PUBLIC_URL">;
 
 /** The owner of this service's ISAs in its own DSS (another DSS names the token's subject instead). */
 export const OWN_ISA_OWNER = "windsock";
@@ -74,22 +78,21 @@ async function notifyAll(
   fetcher: Fetch,
 ): Promise<void> {
   await Promise.all(
-    subscribers.map(async (s) => {
-      const url = `${s.url.replace(/\/$/, "")}/uss/identification_service_areas/${isaId}`;
-      try {
-        const res = await call(config, url, "POST", notification(s, serviceArea, extents), fetcher);
-        if (!res.ok) throw new Error(`answered ${res.status}`);
-      } catch (err) {
-        console.error(
-          JSON.stringify({ level: "warn", msg: "ISA notification failed", url, error: String(err) }),
-        );
-      }
-    }),
+    subscribers.map((s) =>
+      tellPeer(
+        config,
+        peerUrl(s.url, `/uss/identification_service_areas/${isaId}`),
+        RID_SCOPES.serviceProvider,
+        notification(s, serviceArea, extents),
+        "ISA notification",
+        fetcher,
+      ),
+    ),
   );
 }
 
 export function dssConfigured(env: Bindings): boolean {
-  return dssTarget(env as Bindings & RidDssConfig).kind !== "none";
+  return dssTarget(env).kind !== "none";
 }
 
 type Answer = { ok: boolean; status: number; body: unknown };
@@ -106,7 +109,7 @@ async function isaRequest(
   body: { extents: Volume4D; uss_base_url: string } | undefined,
   fetcher: Fetch,
 ): Promise<Answer> {
-  const config = env as Bindings & RidDssConfig;
+  const config = env;
   const target = dssTarget(config);
   if (target.kind === "none") throw new DssUnavailable("RID_DSS_BASE_URL is none");
   if (target.kind === "outside") {
@@ -155,7 +158,7 @@ export async function putIsa(
   ownBaseUrl: string,
   fetcher: Fetch = fetch,
 ): Promise<RegisteredIsa> {
-  const config = env as Bindings & RidDssConfig;
+  const config = env;
   const res = await isaRequest(
     env,
     "PUT",
@@ -176,7 +179,7 @@ export async function putIsa(
  * as deleted; anything else that fails throws DssUnavailable.
  */
 export async function deleteIsa(env: Bindings, isa: RegisteredIsa, fetcher: Fetch = fetch): Promise<void> {
-  const config = env as Bindings & RidDssConfig;
+  const config = env;
   if (dssTarget(config).kind === "none") return;
   const res = await isaRequest(env, "DELETE", isa.id, isa.version, undefined, fetcher);
   if (res.status === 404) return;

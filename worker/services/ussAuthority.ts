@@ -1,4 +1,5 @@
 import { loopbackAllowed, outboundUrlProblem } from "../domain/outboundUrl";
+import type { Bindings } from "../env";
 
 /**
  * This service's own calls to other USSs and DSSs (ASTM F3411 and F3548 alike) carry tokens from the
@@ -7,14 +8,15 @@ import { loopbackAllowed, outboundUrlProblem } from "../domain/outboundUrl";
  * scope, `aud` being the called host as the standards' authorities issue them.
  */
 
-export interface UssAuthorityConfig {
-  USS_AUTH_TOKEN_URL?: string;
-  USS_AUTH_CLIENT_ID?: string;
-  USS_AUTH_CLIENT_SECRET?: string;
-  /** With OUTBOUND_ALLOW_LOOPBACK=true in development, peers on this machine may be called too. */
-  ENVIRONMENT?: string;
-  OUTBOUND_ALLOW_LOOPBACK?: string;
-}
+/** What a call out needs of the environment (loopback peers only in development, when opted in). */
+export type UssAuthorityConfig = Pick<
+  Bindings,
+  | "USS_AUTH_TOKEN_URL"
+  | "USS_AUTH_CLIENT_ID"
+  | "USS_AUTH_CLIENT_SECRET"
+  | "ENVIRONMENT"
+  | "OUTBOUND_ALLOW_LOOPBACK"
+>;
 
 export type Fetch = typeof fetch;
 
@@ -27,6 +29,9 @@ export class AuthorityUnavailable extends Error {
     super(message);
   }
 }
+
+/** A peer (or the authority) is given this long to answer; one that takes longer counts as unreachable. */
+const CALL_TIMEOUT_MS = 10_000;
 
 /** Tokens per audience and scope, kept until a minute before they expire. */
 const tokens = new Map<string, { token: string; until: number }>();
@@ -45,7 +50,12 @@ export async function accessToken(
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
   if (config.USS_AUTH_CLIENT_ID)
     headers.Authorization = `Basic ${btoa(`${config.USS_AUTH_CLIENT_ID}:${config.USS_AUTH_CLIENT_SECRET ?? ""}`)}`;
-  const res = await fetcher(config.USS_AUTH_TOKEN_URL, { method: "POST", headers, body: form });
+  const res = await fetcher(config.USS_AUTH_TOKEN_URL, {
+    method: "POST",
+    headers,
+    body: form,
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+  });
   const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
   if (!res.ok || typeof body.access_token !== "string")
     throw new AuthorityUnavailable(`the token endpoint answered ${res.status}`, res.status);
@@ -60,11 +70,8 @@ export interface UssAnswer {
   body: unknown;
 }
 
-/** A peer is given this long to answer; a USS that takes longer counts as unreachable. */
-const CALL_TIMEOUT_MS = 10_000;
-
 /** A peer's address this service will not call (not a public https host; domain/outboundUrl.ts). */
-export class UnsafePeerUrl extends Error {}
+class UnsafePeerUrl extends Error {}
 
 /**
  * One JSON request to another USS or DSS with a token for `scope`. The URLs come from other USSs
@@ -81,7 +88,7 @@ export async function ussRequest(
   fetcher: Fetch = fetch,
 ): Promise<UssAnswer> {
   const problem = outboundUrlProblem(url, {
-    allowLoopback: loopbackAllowed(config.ENVIRONMENT ?? "", config.OUTBOUND_ALLOW_LOOPBACK),
+    allowLoopback: loopbackAllowed(config.ENVIRONMENT, config.OUTBOUND_ALLOW_LOOPBACK),
   });
   if (problem) throw new UnsafePeerUrl(`${url} ${problem}`);
   const token = await accessToken(config, new URL(url).hostname, scope, fetcher);
@@ -94,4 +101,27 @@ export async function ussRequest(
   });
   const answer = (await res.json().catch(() => null)) as unknown;
   return { ok: res.ok, status: res.status, body: answer };
+}
+
+/** A path under another USS's base URL, as the DSS gives it (with or without a final slash). */
+export const peerUrl = (base: string, path: string) => `${base.replace(/\/$/, "")}${path}`;
+
+/**
+ * POSTs a notification to a peer. One that cannot be told is logged, never thrown: the change it
+ * tells of stands (both standards leave it to the subscriber to catch up from the DSS).
+ */
+export async function tellPeer(
+  config: UssAuthorityConfig,
+  url: string,
+  scope: string,
+  body: unknown,
+  what: string,
+  fetcher: Fetch = fetch,
+): Promise<void> {
+  try {
+    const res = await ussRequest(config, url, "POST", scope, body, fetcher);
+    if (!res.ok) throw new Error(`answered ${res.status}`);
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", msg: `${what} failed`, url, error: String(err) }));
+  }
 }

@@ -1,5 +1,7 @@
 import { and, asc, eq, gte, lt, lte } from "drizzle-orm";
 import { ownOperationalIntents, peerOperationalIntents, userNotifications, ussReports } from "../../schema";
+import type { OperationalIntentReference } from "../dss/scdDss";
+import type { OperationalIntentDetails } from "../interuss/intentDetails";
 import type { SqlDb } from "./accounts";
 
 /** Reads and writes of the F3548 USS-to-USS tables (migration 0022). */
@@ -7,8 +9,8 @@ import type { SqlDb } from "./accounts";
 export interface OwnIntentRecord {
   id: string;
   flightPlanId: string;
-  reference: unknown;
-  details: unknown;
+  reference: OperationalIntentReference;
+  details: OperationalIntentDetails;
   endsAt: number;
 }
 

@@ -78,8 +78,6 @@ type Row = {
   forget: number;
 };
 
-/** Each DSS request is abandoned after this long (the alarm must not hang on a silent DSS). */
-const REQUEST_TIMEOUT_MS = 10_000;
 /** An ISA stays meaningful this long after its time_end (flights stay visible that long). */
 const AFTER_END_MS = NetMaxNearRealTimeDataPeriodSeconds * 1000;
 
@@ -99,10 +97,9 @@ export function liveIsaConfigured(config: RidDssConfig): boolean {
 
 export class IsaOutbox {
   /** The configuration the DSS is called with; the tests point it at a stand-in DSS. */
-  dss: Bindings & RidDssConfig;
-  /** Outbound requests; the tests put a stand-in DSS here (a DO's `fetch` is not the test's global). */
-  fetcher: typeof fetch = (input, init) =>
-    fetch(input, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  dss: Bindings;
+  /** Outbound requests (time-outs are ussAuthority's); the tests put a stand-in DSS here (a DO's `fetch` is not the test's global). */
+  fetcher: typeof fetch = (input, init) => fetch(input, init);
 
   private readonly tables: LazyTables;
 
