@@ -1,6 +1,7 @@
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
 import type { Position } from "../geojson";
+import { fittingSpan, frameZoom, type TileAddress, tileLat, tileLng } from "./tileAddress";
 import { type Frame, inFrame, type Pixel, polygonPath, project, simplify } from "./view";
 
 /**
@@ -10,41 +11,18 @@ import { type Frame, inFrame, type Pixel, polygonPath, project, simplify } from 
  * The tiles come at the zoom whose pixels match the frame's, or the archive's deepest (overzoom).
  */
 
-export interface TileRef {
-  z: number;
-  x: number;
-  y: number;
-}
-
-/** Web Mercator meters per pixel of a 256 px tile at zoom 0, at the equator. */
-const ZOOM0_METERS_PER_PIXEL = 156_543.034;
-const METERS_PER_DEGREE = 111_320;
 /** A map reads at most this many tiles; wider views read a shallower zoom. */
 const MAX_TILES = 12;
 
-/** The zoom whose 256 px tiles have the frame's pixels, unclamped (for a feature's `min_zoom`). */
-export function frameZoom(frame: Frame): number {
-  const midLat = (frame.box.minLat + frame.box.maxLat) / 2;
-  const metersPerPixel = METERS_PER_DEGREE / frame.scale;
-  return Math.log2((ZOOM0_METERS_PER_PIXEL * Math.cos((midLat * Math.PI) / 180)) / metersPerPixel);
-}
-
 /** The tiles to read for the frame from an archive of zooms `minZoom`–`maxZoom`. */
-export function streetTiles(frame: Frame, minZoom: number, maxZoom: number): TileRef[] {
-  const { box } = frame;
-  for (let z = Math.max(minZoom, Math.min(maxZoom, Math.round(frameZoom(frame)))); z >= minZoom; z--) {
-    const n = 2 ** z;
-    const x0 = Math.floor(tileX(box.minLng, n));
-    const x1 = Math.floor(tileX(box.maxLng, n));
-    const y0 = Math.floor(tileY(box.maxLat, n));
-    const y1 = Math.floor(tileY(box.minLat, n));
-    if ((x1 - x0 + 1) * (y1 - y0 + 1) > MAX_TILES) continue;
-    const refs: TileRef[] = [];
-    for (let y = Math.max(0, y0); y <= Math.min(n - 1, y1); y++)
-      for (let x = Math.max(0, x0); x <= Math.min(n - 1, x1); x++) refs.push({ z, x, y });
-    return refs;
-  }
-  return [];
+export function streetTiles(frame: Frame, minZoom: number, maxZoom: number): TileAddress[] {
+  const span = fittingSpan(frame, minZoom, maxZoom, MAX_TILES);
+  if (!span) return [];
+  const { z, n } = span;
+  const refs: TileAddress[] = [];
+  for (let y = Math.max(0, span.y0); y <= Math.min(n - 1, span.y1); y++)
+    for (let x = Math.max(0, span.x0); x <= Math.min(n - 1, span.x1); x++) refs.push({ z, x, y });
+  return refs;
 }
 
 export interface StreetFeature {
@@ -60,14 +38,14 @@ export interface StreetFeature {
 const LAYERS = new Set(["water", "landuse", "buildings", "roads", "places", "earth"]);
 
 /** A tile's features in the layers drawn, in longitude and latitude. */
-export function readStreetTile(ref: TileRef, data: ArrayBuffer): StreetFeature[] {
+export function readStreetTile(ref: TileAddress, data: ArrayBuffer): StreetFeature[] {
   const tile = new VectorTile(new PbfReader(new Uint8Array(data)));
   const features: StreetFeature[] = [];
   const n = 2 ** ref.z;
   for (const [name, layer] of Object.entries(tile.layers)) {
     if (!LAYERS.has(name)) continue;
     const toLngLat = (p: { x: number; y: number }): Position => [
-      ((ref.x + p.x / layer.extent) / n) * 360 - 180,
+      tileLng(ref.x + p.x / layer.extent, n),
       tileLat(ref.y + p.y / layer.extent, n),
     ];
     for (let i = 0; i < layer.length; i++) {
@@ -190,17 +168,4 @@ function linePath(frame: Frame, parts: Position[][]): { d: string; length: numbe
     out.push(ordered.map((p, i) => `${i === 0 ? "M" : "L"}${p.x} ${p.y}`).join(" "));
   }
   return { d: out.join(" "), length: longest };
-}
-
-function tileX(lng: number, n: number): number {
-  return ((lng + 180) / 360) * n;
-}
-
-function tileY(lat: number, n: number): number {
-  const phi = (Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI) / 180;
-  return ((1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2) * n;
-}
-
-function tileLat(y: number, n: number): number {
-  return (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / n))) * 180) / Math.PI;
 }
